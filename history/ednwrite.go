@@ -19,6 +19,16 @@ func WriteEDN(w io.Writer, ops []Op) error {
 	return writeOps(w, ops, "EDN", appendEDNOp)
 }
 
+// FormatEDN renders a generic value in EDN, the notation Jepsen users read:
+// nil, 3, "s", :kw, [1 2], #{1}, {:x 0}. Map keys are sorted so the text is
+// deterministic. A value outside the generic model is written as a quoted
+// string rather than failing: this is for messages, not for storage.
+func FormatEDN(v any) string {
+	e := ednEncoder{}
+	e.value(v)
+	return string(e.buf)
+}
+
 // appendEDNOp appends op as one EDN map.
 func appendEDNOp(dst []byte, op *Op) ([]byte, error) {
 	e := ednEncoder{encoder{buf: dst}}
