@@ -1,0 +1,86 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// exec runs a script with the check module predeclared and returns its globals.
+func exec(t *testing.T, src string) (starlark.StringDict, error) {
+	t.Helper()
+	thread := &starlark.Thread{Name: t.Name(), Print: func(*starlark.Thread, string) {}}
+	return starlark.ExecFileOptions(&syntax.FileOptions{}, thread, "test.star", src, starlark.StringDict{"check": Module})
+}
+
+func TestStarlarkModule(t *testing.T) {
+	g, err := exec(t, `
+lin = check.linearizable()
+reg0 = check.linearizable(model = "register", init = 0)
+multi = check.linearizable(model = "multi-register", init = {"x": 0, "y": 0})
+st = check.stats()
+both = check.compose([reg0, st])
+kind = type(both)
+text = str(both)
+mtext = str(multi)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g["kind"] != starlark.String("checker") {
+		t.Errorf("type is %s", g["kind"])
+	}
+	if want := `check.compose([check.linearizable(model="register", init=0), check.stats()])`; g["text"] != starlark.String(want) {
+		t.Errorf("str is %s, want %s", g["text"], want)
+	}
+	if want := `check.linearizable(model="multi-register", init={"x": 0, "y": 0})`; g["mtext"] != starlark.String(want) {
+		t.Errorf("str is %s, want %s", g["mtext"], want)
+	}
+	names := map[string]string{"lin": "linearizable", "reg0": "linearizable", "multi": "linearizable", "st": "stats", "both": "compose"}
+	for global, name := range names {
+		c, err := FromStarlark(g[global])
+		if err != nil || c.Name() != name {
+			t.Errorf("%s: %v, name %v", global, err, c)
+		}
+	}
+	// The init values reach the models: a first read of 0 passes only with init 0.
+	h := jlog(t, "0 :invoke :read nil", "0 :ok :read 0")
+	if c, _ := FromStarlark(g["reg0"]); run(t, c, h).Valid != Valid {
+		t.Error("init=0 did not reach the register model")
+	}
+	if c, _ := FromStarlark(g["lin"]); run(t, c, h).Valid != Invalid {
+		t.Error("default init is not nil")
+	}
+	hm := jlog(t, "0 :invoke :txn [[:read :y nil]]", "0 :ok :txn [[:read :y 0]]")
+	if c, _ := FromStarlark(g["multi"]); run(t, c, hm).Valid != Valid {
+		t.Error("init map did not reach the multi-register model")
+	}
+	if c, _ := FromStarlark(g["both"]); run(t, c, h).Valid != Valid {
+		t.Error("compose of valid children is not valid")
+	}
+}
+
+func TestStarlarkErrors(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{`check.linearizable(model = "bank")`, "models: register, cas-register, multi-register, kv"},
+		{`check.linearizable(model = "multi-register", init = 3)`, "must be a map"},
+		{`check.linearizable(init = {1: 2})`, "init: dict key 1 is a int"},
+		{`check.linearizable(mode = "register")`, "unexpected keyword argument"},
+		{`check.stats(1)`, "got 1 arguments"},
+		{`check.compose([check.stats(), "stats"])`, "element 1: want a checker"},
+		{`check.compose([])`, "at least one checker"},
+		{`check.compose(check.stats())`, "for parameter checkers: got checker, want iterable"},
+		{`{check.stats(): 1}`, "unhashable type: checker"},
+	}
+	for _, tt := range tests {
+		_, err := exec(t, tt.src)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one containing %q", tt.src, err, tt.want)
+		}
+	}
+	if _, err := FromStarlark(starlark.String("x")); err == nil || !strings.Contains(err.Error(), "got string") {
+		t.Errorf("FromStarlark(string): %v", err)
+	}
+}

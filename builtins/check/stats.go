@@ -1,0 +1,96 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/faultline/faultline/history"
+)
+
+// Stats returns a checker that counts ok/fail/info completions per function.
+// A function that never succeeded makes the history invalid: a workload whose
+// writes all fail proves nothing about consistency, however clean it looks.
+func Stats() Checker { return statsChecker{} }
+
+type statsChecker struct{}
+
+// Name implements Checker.
+func (statsChecker) Name() string { return "stats" }
+
+// String describes the checker as it would be written in a scenario.
+func (statsChecker) String() string { return "check.stats()" }
+
+// fCounts is the tally of one function's completions.
+type fCounts struct{ ok, fail, info int }
+
+// Check implements Checker.
+func (statsChecker) Check(_ context.Context, h []history.Op, _ Env) Result {
+	blind := []string{"counts outcomes only; says nothing about whether results were correct"}
+	counts := map[string]*fCounts{}
+	keys := map[string]struct{}{}
+	total := 0
+	for i := range h {
+		op := &h[i]
+		if op.IsNemesis() || op.Type == history.Invoke {
+			continue
+		}
+		c := counts[op.F]
+		if c == nil {
+			c = &fCounts{}
+			counts[op.F] = c
+		}
+		switch op.Type {
+		case history.OK:
+			c.ok++
+		case history.Fail:
+			c.fail++
+		default:
+			c.info++
+		}
+		if op.Key != nil {
+			keys[keyString(op.Key)] = struct{}{}
+		}
+		total++
+	}
+	if total == 0 {
+		return nothingToCheck("stats", "no operations", blind)
+	}
+	fs := make([]string, 0, len(counts))
+	for f := range counts {
+		fs = append(fs, f)
+	}
+	sort.Strings(fs)
+	byF := make(map[string]any, len(fs))
+	var never, parts []string
+	for _, f := range fs {
+		c := counts[f]
+		byF[f] = map[string]any{"ok": c.ok, "fail": c.fail, "info": c.info}
+		parts = append(parts, fmt.Sprintf("%s %d ok/%d fail/%d info", f, c.ok, c.fail, c.info))
+		if c.ok == 0 {
+			never = append(never, f)
+		}
+	}
+	res := Result{
+		Checker:    "stats",
+		Valid:      Valid,
+		Summary:    fmt.Sprintf("%d completions: %s", total, strings.Join(parts, "; ")),
+		Consumed:   Consumed{Ops: total, Keys: len(keys)},
+		BlindSpots: blind,
+		Details:    map[string]any{"by_f": byF},
+	}
+	if len(never) > 0 {
+		res.Valid = Invalid
+		res.Summary = fmt.Sprintf("no successful %s: %s", strings.Join(never, ", "), res.Summary)
+		var b strings.Builder
+		for _, f := range never {
+			c := counts[f]
+			fmt.Fprintf(&b, "Function %s never completed ok (%d fail, %d info): its effect on the system was never observed,\n", f, c.fail, c.info)
+		}
+		b.WriteString("so checks over this history cannot vouch for it. Look at the op errors: the client, the workload or the cluster is likely broken.\n")
+		res.Explanation = b.String()
+		res.Details["never_ok"] = never
+	}
+	return res
+}
