@@ -1,0 +1,178 @@
+package interp
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+
+	"github.com/faultline/faultline/stdlib"
+)
+
+// fileOptions is the Starlark dialect of faultline scripts: while loops,
+// recursion, sets and top-level control flow are allowed (the step budget
+// bounds runaway scripts); global reassignment stays off so modules stay
+// declarative.
+var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, Recursion: true}
+
+// module is one loaded file; globals is nil while it is still executing,
+// which is how cycles are detected.
+type module struct {
+	globals starlark.StringDict
+	err     error
+}
+
+// loader resolves and executes load() targets, once each.
+type loader struct {
+	libs        map[string]string // "@name" root -> directory
+	predeclared starlark.StringDict
+	cache       map[string]*module
+	stack       []string // files currently executing, outermost first
+}
+
+func newLoader(libs map[string]string, predeclared starlark.StringDict) *loader {
+	return &loader{libs: libs, predeclared: predeclared, cache: map[string]*module{}}
+}
+
+// ParseLibs turns --lib flags into load roots: "NAME=DIR" is loaded as
+// "@NAME//file.star"; a bare "DIR" is named after its last path element.
+func ParseLibs(flags []string) (map[string]string, error) {
+	libs := map[string]string{}
+	for _, f := range flags {
+		name, dir, ok := strings.Cut(f, "=")
+		if !ok {
+			dir, name = f, filepath.Base(filepath.Clean(f))
+		}
+		if name == "" || name == "stdlib" || strings.ContainsAny(name, "/@") {
+			return nil, fmt.Errorf("--lib %q: the root name must be a plain word other than \"stdlib\"", f)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--lib %q: %w", f, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--lib %q: %s is not a directory", f, abs)
+		}
+		libs[name] = abs
+	}
+	return libs, nil
+}
+
+// resolve maps a load() string, seen in the file `from`, to a module id:
+// "stdlib:REL" for the embedded library, or an absolute file path.
+func (l *loader) resolve(from, target string) (string, error) {
+	if root, rest, ok := strings.Cut(target, "//"); ok && strings.HasPrefix(root, "@") {
+		name := root[1:]
+		if rest == "" || strings.HasPrefix(rest, "/") {
+			return "", fmt.Errorf("load %q: want @%s//path/file.star", target, name)
+		}
+		if name == "stdlib" {
+			return "stdlib:" + path.Clean(rest), nil
+		}
+		dir, ok := l.libs[name]
+		if !ok {
+			return "", fmt.Errorf("load %q: no library root @%s (known: %s; add one with --lib %s=DIR)", target, name, l.rootNames(), name)
+		}
+		return filepath.Join(dir, filepath.FromSlash(rest)), nil
+	}
+	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
+		return "", fmt.Errorf("load %q: absolute paths are not allowed; load relative to the script, from @stdlib//, or from a --lib root", target)
+	}
+	if rel, ok := strings.CutPrefix(from, "stdlib:"); ok {
+		return "stdlib:" + path.Join(path.Dir(rel), target), nil
+	}
+	return filepath.Join(filepath.Dir(from), filepath.FromSlash(target)), nil
+}
+
+func (l *loader) rootNames() string {
+	names := []string{"@stdlib"}
+	for n := range l.libs {
+		names = append(names, "@"+n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// read returns a module's source and the file name shown in errors.
+func (l *loader) read(id string) ([]byte, string, error) {
+	if rel, ok := strings.CutPrefix(id, "stdlib:"); ok {
+		src, err := fs.ReadFile(stdlib.FS, rel)
+		if err != nil {
+			return nil, "", fmt.Errorf("no @stdlib//%s in the standard library", rel)
+		}
+		return src, "@stdlib//" + rel, nil
+	}
+	src, err := os.ReadFile(id)
+	if err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", id, err)
+	}
+	return src, displayPath(id), nil
+}
+
+// displayPath shortens an absolute path to one relative to the working
+// directory when that is shorter, so errors read like the command line.
+func displayPath(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
+}
+
+// exec runs module id on thread (once; later loads share its globals).
+func (l *loader) exec(thread *starlark.Thread, id string) (starlark.StringDict, error) {
+	if m, ok := l.cache[id]; ok {
+		if m.globals == nil && m.err == nil {
+			return nil, fmt.Errorf("cycle in load graph: %s -> %s", strings.Join(l.stack, " -> "), id)
+		}
+		return m.globals, m.err
+	}
+	m := &module{}
+	l.cache[id] = m
+	src, name, err := l.read(id)
+	if err != nil {
+		m.err = err
+		return nil, err
+	}
+	l.stack = append(l.stack, name)
+	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
+	g, err := starlark.ExecFileOptions(fileOptions, thread, name, src, l.predeclared)
+	if err != nil {
+		m.err = err
+		return nil, err
+	}
+	m.globals = g
+	return g, nil
+}
+
+// load is the thread's Load hook.
+func (l *loader) load(thread *starlark.Thread, target string) (starlark.StringDict, error) {
+	from := l.currentID(thread)
+	id, err := l.resolve(from, target)
+	if err != nil {
+		return nil, err
+	}
+	return l.exec(thread, id)
+}
+
+// currentID returns the module id of the file executing the load statement.
+func (l *loader) currentID(thread *starlark.Thread) string {
+	name := thread.CallFrame(0).Pos.Filename()
+	if rel, ok := strings.CutPrefix(name, "@stdlib//"); ok {
+		return "stdlib:" + rel
+	}
+	if filepath.IsAbs(name) {
+		return name
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
+}

@@ -1,0 +1,184 @@
+package interp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/seed"
+)
+
+// RunOptions configure one run of one scenario.
+type RunOptions struct {
+	Tier         string        // budget tier (default "smoke")
+	Seed         uint64        // root seed of the run
+	Dir          string        // artifact directory: history.jsonl and checker output go here
+	Realtime     bool          // use wall-clock time even for in-process clients
+	CheckTimeout time.Duration // bound on the checker's search (0 = 2 minutes)
+	Status       io.Writer     // live one-line status (nil = none)
+	Print        io.Writer     // Starlark print() (nil = stderr)
+	Log          func(string)  // engine notes and gen.log messages (nil = dropped)
+}
+
+// Result is what one run of a scenario produced.
+type Result struct {
+	Scenario    string
+	Tier        string
+	Seed        uint64
+	Virtual     bool // simulated time: the run replays byte for byte from Seed
+	Budget      Budget
+	Concurrency int
+	Summary     gen.Summary
+	Check       check.Result
+	HistoryPath string
+	Ops         []history.Op
+	// Problems are reasons the run cannot count as a pass whatever the
+	// checker says: too little load, an interrupted run.
+	Problems []string
+}
+
+// Run executes s under the budget of opts.Tier and checks the history. The
+// journal is on disk as the run goes, so a killed run leaves a checkable
+// prefix; cancelling ctx (Ctrl-C, budget end) stops new ops promptly.
+func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
+	if o.Tier == "" {
+		o.Tier = "smoke"
+	}
+	if o.CheckTimeout == 0 {
+		o.CheckTimeout = 2 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = func(string) {}
+	}
+	b, err := s.Budget(o.Tier)
+	if err != nil {
+		return nil, err
+	}
+	conc, err := gen.ParseConcurrency(s.Concurrency, len(s.Nodes))
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc,
+		Virtual: s.Time == "virtual" || (s.Time == "auto" && s.Client.Simulated() && !o.Realtime)}
+
+	workload, err := gen.FromStarlark(s.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: workload: %w", s.Name, err)
+	}
+	g := gen.TimeLimit(b.Duration, gen.Clients(workload))
+
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	r.HistoryPath = filepath.Join(o.Dir, "history.jsonl")
+	journal, err := history.Create(r.HistoryPath)
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	defer journal.Close()
+
+	sess, err := s.Client.Start(seed.Split(o.Seed, "client"))
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: start client: %w", s.Name, err)
+	}
+	defer sess.Close()
+
+	runCtx := ctx
+	if !r.Virtual {
+		// A hard stop past the budget, in case an op or the generator ignores time.
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, b.Duration+s.OpTimeout+10*time.Second,
+			errors.New("budget exhausted"))
+		defer cancel()
+	}
+	thread := newThread(runCtx, "generator", o.Print, nil, b.Steps)
+	stopWatch := watchCancel(runCtx, thread)
+	defer stopWatch()
+
+	stats := &gen.Stats{}
+	stopStatus := startStatus(o.Status, stats, b.Duration, r.Virtual)
+	cfg := gen.Config{
+		Concurrency: conc,
+		Nodes:       s.Nodes,
+		Client: func(thread, process int) (gen.Worker, error) {
+			return sess.Open(thread, process, s.Nodes[thread%len(s.Nodes)])
+		},
+		OpTimeout: s.OpTimeout,
+		Seed:      o.Seed,
+		OpLimit:   b.Ops,
+		Virtual:   r.Virtual,
+		Record: func(op history.Op) error {
+			_, err := journal.Append(op)
+			return err
+		},
+		Starlark: thread,
+		Log:      o.Log,
+		Stats:    stats,
+	}
+	sum, runErr := gen.Run(runCtx, g, cfg)
+	stopStatus()
+	r.Summary = sum
+	if err := journal.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("journal: %w", err)
+	}
+	r.Ops = journal.Ops()
+	if runErr != nil {
+		return r, fmt.Errorf("scenario %q: %w", s.Name, scriptError(runErr))
+	}
+
+	if b.MinOps > 0 && sum.OK < b.MinOps {
+		r.Problems = append(r.Problems, fmt.Sprintf("only %d ops completed ok; the %s budget needs %d", sum.OK, o.Tier, b.MinOps))
+	}
+	if sum.Cancelled {
+		r.Problems = append(r.Problems, "the run was interrupted before its budget ended")
+	}
+
+	// Check even after Ctrl-C: what was recorded deserves a verdict.
+	checkCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.CheckTimeout+time.Minute)
+	defer cancel()
+	r.Check = s.Checker.Check(checkCtx, r.Ops, check.Env{OutDir: o.Dir, Timeout: o.CheckTimeout})
+	if err := writeCheck(o.Dir, r.Check); err != nil {
+		return r, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	return r, nil
+}
+
+// Validate checks that s can run at tier without running it: the budget
+// exists, concurrency parses, and the workload is a generator.
+func Validate(s *Scenario, tier string) error {
+	if _, err := s.Budget(tier); err != nil {
+		return err
+	}
+	if _, err := gen.ParseConcurrency(s.Concurrency, len(s.Nodes)); err != nil {
+		return fmt.Errorf("concurrency: %w", err)
+	}
+	if _, err := gen.FromStarlark(s.Workload); err != nil {
+		return fmt.Errorf("workload: %w", err)
+	}
+	return nil
+}
+
+// writeCheck saves the checker's result as checker.json and, when there is
+// one, its explanation as checker.txt.
+func writeCheck(dir string, res check.Result) error {
+	data, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode checker result: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "checker.json"), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write checker result: %w", err)
+	}
+	text := res.Summary + "\n"
+	if res.Explanation != "" {
+		text += "\n" + res.Explanation + "\n"
+	}
+	return os.WriteFile(filepath.Join(dir, "checker.txt"), []byte(text), 0o644)
+}

@@ -1,0 +1,110 @@
+// Package interp is faultline's engine: it loads Starlark scenario scripts
+// (with @stdlib// and --lib roots), collects their scenario() declarations,
+// and runs each one under its budget: workers and nemesis driven by the
+// generator, a crash-safe journal, then the checker.
+package interp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"go.starlark.net/lib/json"
+	"go.starlark.net/lib/math"
+	"go.starlark.net/lib/time"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/client"
+	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/internal/seed"
+)
+
+// LoadOptions configure loading a script.
+type LoadOptions struct {
+	Libs  map[string]string // load roots from --lib (see ParseLibs)
+	Seed  uint64            // root seed; rand draws at load time come from it
+	Steps uint64            // Starlark step limit while loading (0 = default)
+	Print io.Writer         // where print() goes (nil = stderr)
+}
+
+// Script is a loaded scenario file.
+type Script struct {
+	Path      string
+	Scenarios []*Scenario
+}
+
+// Load executes the script at path and returns its scenario declarations.
+// Problems in the script come back as *ScriptError.
+func Load(ctx context.Context, path string, o LoadOptions) (*Script, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("load %s: %w", path, err)
+	}
+	col := &collector{}
+	thread := newThread(ctx, "load", o.Print, seed.New(o.Seed, "load"), o.Steps)
+	thread.SetLocal(collectorKey, col)
+	l := newLoader(o.Libs, Predeclared())
+	thread.Load = l.load
+	stop := watchCancel(ctx, thread)
+	defer stop()
+	if _, err := l.exec(thread, abs); err != nil {
+		return nil, scriptError(err)
+	}
+	if len(col.scenarios) == 0 {
+		return nil, &ScriptError{File: displayPath(abs), Line: 1, Col: 1, Msg: "no scenario(...) declared: nothing to run"}
+	}
+	return &Script{Path: path, Scenarios: col.scenarios}, nil
+}
+
+// Predeclared returns the names every script sees: scenario, budget, the
+// faultline modules and the Starlark library modules.
+func Predeclared() starlark.StringDict {
+	return starlark.StringDict{
+		"scenario": starlark.NewBuiltin("scenario", scenarioBuiltin),
+		"budget":   starlark.NewBuiltin("budget", budgetBuiltin),
+		"gen":      gen.Module,
+		"check":    check.Module,
+		"client":   client.Module,
+		"rand":     randModule,
+		"struct":   starlark.NewBuiltin("struct", starlarkstruct.Make),
+		"json":     json.Module,
+		"math":     math.Module,
+		"time":     time.Module,
+	}
+}
+
+// newThread makes a Starlark thread whose print goes to out and whose rand
+// module draws from rng.
+func newThread(ctx context.Context, name string, out io.Writer, rng *rand.Rand, steps uint64) *starlark.Thread {
+	if out == nil {
+		out = os.Stderr
+	}
+	if steps == 0 {
+		steps = defaultSteps
+	}
+	t := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(out, msg) }}
+	t.SetLocal(gen.RandLocal, rng)
+	t.SetMaxExecutionSteps(steps)
+	return t
+}
+
+// watchCancel cancels thread when ctx ends; the returned func stops watching.
+func watchCancel(ctx context.Context, thread *starlark.Thread) func() {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			thread.Cancel(context.Cause(ctx).Error())
+		case <-done:
+		}
+	}()
+	return func() { close(done) }
+}
