@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/history"
+)
+
+type checkFlags struct {
+	model   string
+	init    string
+	format  string
+	timeout time.Duration
+	json    bool
+	out     string
+}
+
+func newCheckCmd() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check --model M [flags] HISTORY...",
+		Short: "Check recorded histories (Jepsen EDN, Jepsen logs, faultline JSONL)",
+		Long: `Check one or more recorded histories against a consistency model. Several
+files are checked in parallel; each gets one line, then a summary table.
+
+Models: ` + strings.Join(check.Models(), ", ") + `
+
+A history may be Jepsen's history.edn (a vector of op maps or one map per
+line), a Jepsen log (jepsen.util lines), or faultline's history.jsonl; the
+format is detected unless --format says otherwise. An op that crashed (info)
+may have taken effect at any time; a search that runs out of time is unknown,
+never valid.
+
+Exit codes: 0 all valid, 1 an anomaly found, 2 unknown (timeout, nothing to
+check), 3 input rejected (the message names file:line and what was expected),
+64 usage error. An anomaly outranks a rejected file, which outranks unknown.`,
+		Example: `  faultline check --model cas-register etcd_000.log
+  faultline check --model kv --format edn c10-ok.txt c10-bad.txt
+  faultline check --model multi-register --init '{x:0,y:0}' history.edn
+  faultline check --model register --json history.jsonl`,
+		Args: minArgs(1, "HISTORY file"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(cmd, f, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "consistency model: "+strings.Join(check.Models(), ", ")+" (required)")
+	fl.StringVar(&f.init, "init", "nil", "initial state: nil, 0, \"s\", {x:0,y:0}")
+	fl.StringVar(&f.format, "format", "auto", "history format: auto, edn, jepsen-log, jsonl")
+	fl.DurationVar(&f.timeout, "timeout", time.Minute, "bound on the search per history (0 = none)")
+	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
+	fl.StringVar(&f.out, "out", "", "write explanations and HTML visualizations under DIR/<history name>/")
+	return cmd
+}
+
+// checkOutcome is one history's result, or why it could not be checked.
+type checkOutcome struct {
+	File     string       `json:"file"`
+	Format   string       `json:"format,omitempty"`
+	Ops      int          `json:"ops"`
+	Valid    string       `json:"valid"` // valid, invalid, unknown, rejected
+	Summary  string       `json:"summary"`
+	Result   check.Result `json:"result"`
+	Rejected string       `json:"rejected,omitempty"`
+	Warning  string       `json:"warning,omitempty"`
+}
+
+func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
+	if f.model == "" {
+		return usageErr("check: --model is required (one of %s)", strings.Join(check.Models(), ", "))
+	}
+	format, err := history.ParseFormat(f.format)
+	if err != nil {
+		return usageErr("check: --format: %w", err)
+	}
+	init, err := check.ParseInit(f.init)
+	if err != nil {
+		return usageErr("check: --init: %w", err)
+	}
+	checker, err := check.Linearizable(check.LinearizableOptions{Model: f.model, Init: init})
+	if err != nil {
+		return usageErr("check: --model: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+
+	out := cmd.OutOrStdout()
+	outcomes := make([]checkOutcome, len(files))
+	done := make([]chan struct{}, len(files))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	go func() {
+		for i := range files {
+			g.Go(func() error {
+				outcomes[i] = checkOne(ctx, checker, files[i], format, f)
+				close(done[i])
+				return nil
+			})
+		}
+	}()
+	// Lines come out in argument order, each as soon as it and those before it are done.
+	for i := range files {
+		<-done[i]
+		if !f.json {
+			printOutcomeLine(out, outcomes[i])
+		}
+	}
+	_ = g.Wait()
+
+	code := checkExitCode(outcomes)
+	if f.json {
+		doc := map[string]any{"valid": overall(code), "exit_code": code, "model": f.model, "files": outcomes}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+	} else if len(files) > 1 {
+		if err := printOutcomeTable(out, outcomes); err != nil {
+			return err
+		}
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func checkOne(ctx context.Context, c check.Checker, file string, format history.Format, f checkFlags) checkOutcome {
+	o := checkOutcome{File: file}
+	h, err := history.ReadFile(file, format)
+	if err != nil {
+		o.Valid, o.Rejected, o.Summary = "rejected", err.Error(), err.Error()
+		return o
+	}
+	o.Format, o.Ops = string(h.Format), len(h.Ops)
+	if h.TruncatedTail {
+		o.Warning = "the last line was incomplete (a killed run?) and was ignored"
+	}
+	env := check.Env{Timeout: f.timeout}
+	if f.out != "" {
+		env.OutDir = filepath.Join(f.out, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
+		if err := os.MkdirAll(env.OutDir, 0o755); err != nil {
+			o.Valid, o.Rejected, o.Summary = "rejected", err.Error(), err.Error()
+			return o
+		}
+	}
+	o.Result = c.Check(ctx, h.Ops, env)
+	o.Valid, o.Summary = string(o.Result.Valid), o.Result.Summary
+	if env.OutDir != "" && o.Result.Explanation != "" {
+		text := o.Result.Summary + "\n\n" + o.Result.Explanation + "\n"
+		if err := os.WriteFile(filepath.Join(env.OutDir, "explanation.txt"), []byte(text), 0o644); err != nil {
+			o.Warning = strings.TrimSpace(o.Warning + "; " + err.Error())
+		}
+	}
+	return o
+}
+
+func printOutcomeLine(w io.Writer, o checkOutcome) {
+	fmt.Fprintf(w, "%s: %s: %s\n", o.File, strings.ToUpper(o.Valid), o.Summary)
+	if o.Warning != "" {
+		fmt.Fprintf(w, "%s: warning: %s\n", o.File, o.Warning)
+	}
+	if o.Valid != "valid" {
+		printIndented(w, o.Result.Explanation)
+	}
+	for _, a := range o.Result.Artifacts {
+		fmt.Fprintf(w, "  wrote %s\n", a)
+	}
+}
+
+func printOutcomeTable(w io.Writer, outs []checkOutcome) error {
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("history", "format", "ops", "result")
+	for _, o := range outs {
+		if err := t.Append(filepath.Base(o.File), o.Format, fmt.Sprint(o.Ops), o.Valid); err != nil {
+			return err
+		}
+	}
+	counts := map[string]int{}
+	for _, o := range outs {
+		counts[o.Valid]++
+	}
+	t.Footer("", "", "", fmt.Sprintf("%d valid, %d invalid, %d unknown, %d rejected",
+		counts["valid"], counts["invalid"], counts["unknown"], counts["rejected"]))
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("render table: %w", err)
+	}
+	return nil
+}
+
+// checkExitCode ranks outcomes: an anomaly found, then a rejected input, then unknown.
+func checkExitCode(outs []checkOutcome) int {
+	code := exitOK
+	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitRejected: 2, exitFail: 3}
+	for _, o := range outs {
+		c := exitOK
+		switch o.Valid {
+		case "invalid":
+			c = exitFail
+		case "rejected":
+			c = exitRejected
+		case "unknown":
+			c = exitUnknown
+		}
+		if rank[c] > rank[code] {
+			code = c
+		}
+	}
+	return code
+}
+
+func overall(code int) string {
+	switch code {
+	case exitOK:
+		return "valid"
+	case exitFail:
+		return "invalid"
+	case exitRejected:
+		return "rejected"
+	}
+	return "unknown"
+}

@@ -1,0 +1,62 @@
+// Command faultline runs distributed-system test scenarios and plans against
+// real or in-process systems, records everything, and checks what it found.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes shared by run and check (DESIGN.md, "CLI").
+const (
+	exitOK       = 0  // DONE / valid
+	exitFail     = 1  // FAIL / anomaly found
+	exitUnknown  = 2  // INCONCLUSIVE / unknown
+	exitRejected = 3  // BLOCKED / input rejected
+	exitUsage    = 64 // usage error
+)
+
+// exitError carries the process exit code for an outcome that is not a crash.
+type exitError struct {
+	code int
+	err  error // printed to stderr when non-nil
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(execute(os.Args[1:]))
+}
+
+// execute runs the CLI with args and returns the exit code.
+func execute(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "faultline:", ee.err)
+		}
+		return ee.code
+	}
+	// Errors cobra raises itself (unknown command, bad flag) are usage errors.
+	fmt.Fprintln(os.Stderr, "faultline:", err)
+	fmt.Fprintln(os.Stderr, "Run 'faultline --help' for usage.")
+	return exitUsage
+}

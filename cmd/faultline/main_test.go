@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faultline/faultline/internal/testcorpus"
+)
+
+// runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	root := newRootCmd()
+	var stdout, stderr bytes.Buffer
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	root.SetArgs(args)
+	code := exitOK
+	if err := root.Execute(); err != nil {
+		code = exitCodeOf(err, &stderr)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// exitCodeOf mirrors execute's mapping of errors to exit codes.
+func exitCodeOf(err error, stderr *bytes.Buffer) int {
+	if ee, ok := err.(*exitError); ok {
+		if ee.err != nil {
+			stderr.WriteString(ee.err.Error())
+		}
+		return ee.code
+	}
+	stderr.WriteString(err.Error())
+	return exitUsage
+}
+
+func TestCheckCorpusExitCodes(t *testing.T) {
+	dir := testcorpus.Dir(t, "porcupine-etcd")
+	cases := []struct {
+		file string
+		want int
+	}{
+		{"etcd_002.log", exitOK},
+		{"etcd_000.log", exitFail},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, "check", "--model", "cas-register", filepath.Join(dir, c.file))
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", c.file, code, c.want, out, errOut)
+		}
+	}
+}
+
+func TestCheckSeveralFilesJSON(t *testing.T) {
+	kv := testcorpus.Dir(t, "porcupine-kv")
+	code, out, _ := runCLI(t, "check", "--model", "kv", "--json",
+		filepath.Join(kv, "c01-ok.txt"), filepath.Join(kv, "c10-ok.txt"), filepath.Join(kv, "c10-bad.txt"))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d", code, exitFail)
+	}
+	var doc struct {
+		Valid string `json:"valid"`
+		Files []struct {
+			File  string `json:"file"`
+			Valid string `json:"valid"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json output is not one JSON document: %v\n%s", err, out)
+	}
+	if doc.Valid != "invalid" || len(doc.Files) != 3 || doc.Files[0].Valid != "valid" || doc.Files[2].Valid != "invalid" {
+		t.Fatalf("doc = %+v", doc)
+	}
+}
+
+func TestCheckTablePrintedForSeveralFiles(t *testing.T) {
+	kv := testcorpus.Dir(t, "porcupine-kv")
+	code, out, _ := runCLI(t, "check", "--model", "kv", filepath.Join(kv, "c01-ok.txt"), filepath.Join(kv, "c01-bad.txt"))
+	if code != exitFail {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"c01-ok.txt: VALID", "c01-bad.txt: INVALID", "1 valid, 1 invalid"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCheckRejectsMalformedHistory(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.edn")
+	if err := os.WriteFile(bad, []byte("{:process 0, :type :invoke, :f :read, :value nil}\n{:process 0 :type\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "check", "--model", "register", bad)
+	if code != exitRejected {
+		t.Fatalf("exit %d, want %d; out=%s", code, exitRejected, out)
+	}
+	if !strings.Contains(out, "opened at 2:1") {
+		t.Errorf("message does not name file:line: %s", out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "x.edn"},                               // no --model
+		{"check", "--model", "nope", "x.edn"},            // unknown model
+		{"check", "--model", "register"},                 // no file
+		{"check", "--model", "register", "--bogus", "x"}, // unknown flag
+		{"run"},                                 // no script
+		{"run", "x.star", "--tier", "platinum"}, // bad tier
+	} {
+		if code, _, errOut := runCLI(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errOut)
+		}
+	}
+}
+
+func TestRunExamples(t *testing.T) {
+	cases := []struct {
+		script string
+		want   int
+	}{
+		{"register.star", exitOK},
+		{"stale-register.star", exitFail},
+	}
+	for _, c := range cases {
+		t.Run(c.script, func(t *testing.T) {
+			out := t.TempDir()
+			script := filepath.Join("..", "..", "examples", "scenarios", c.script)
+			code, stdout, stderr := runCLI(t, "run", script, "--seed", "42", "--out", out, "--json")
+			if code != c.want {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, c.want, stdout, stderr)
+			}
+			var doc struct {
+				SessionDir string `json:"session_dir"`
+				Scenarios  []struct {
+					Result  string `json:"result"`
+					OK      int64  `json:"ok"`
+					History string `json:"history"`
+				} `json:"scenarios"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("--json: %v\n%s", err, stdout)
+			}
+			if len(doc.Scenarios) != 1 || doc.Scenarios[0].OK == 0 {
+				t.Fatalf("doc = %+v", doc)
+			}
+			for _, f := range []string{"session-log.md", "results.json", "logs", "metrics", "findings", doc.Scenarios[0].History} {
+				p := f
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(doc.SessionDir, f)
+				}
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("session lacks %s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+func TestRunScriptErrorExit3(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "broken.star")
+	if err := os.WriteFile(script, []byte("scenario(name = \"x\",\n  client = nope)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "run", script, "--out", t.TempDir())
+	if code != exitRejected || !strings.Contains(stderr, "broken.star:2:") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "version")
+	if code != exitOK || !strings.HasPrefix(out, "faultline ") {
+		t.Fatalf("exit %d out %q", code, out)
+	}
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/report"
+)
+
+type runFlags struct {
+	tier         string
+	scenarios    []string
+	seed         uint64
+	seedSet      bool
+	out          string
+	libs         []string
+	realtime     bool
+	json         bool
+	checkTimeout time.Duration
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO.star [flags]",
+		Short: "Run the scenarios of a Starlark script and check their histories",
+		Long: `Run every scenario(...) a script declares (or those named with --scenario)
+under the budget of the chosen tier, record the history as it goes, and check
+it. Results land in a session directory:
+
+  <out>/<script name>/<UTC time>/
+    session-log.md  results.json  logs/  metrics/  findings/
+    artifacts/<scenario>/history.jsonl, checker.json, checker.txt, *.html
+
+In-process clients (client.register(), client.noop()) run in simulated time
+by default: the same --seed reproduces the same history byte for byte. Pass
+--realtime to drive them with real goroutines and wall-clock time instead.
+
+Ctrl-C stops issuing operations, waits for those in flight (each has a
+timeout), checks what was recorded, and writes the session.`,
+		Example: `  faultline run examples/scenarios/register.star
+  faultline run examples/scenarios/stale-register.star --seed 42
+  faultline run my.star --scenario fast_path --tier hardening --lib mylib=./lib`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("run: want exactly one SCENARIO.star (see 'faultline run --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.seedSet = cmd.Flags().Changed("seed")
+			return runScript(cmd, f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.tier, "tier", "smoke", "budget tier: "+strings.Join(interp.Tiers, ", "))
+	fl.StringArrayVar(&f.scenarios, "scenario", nil, "run only this scenario (repeatable)")
+	fl.Uint64Var(&f.seed, "seed", 0, "root seed (default: random, printed at start)")
+	fl.StringVar(&f.out, "out", "test-sessions", "session root directory")
+	fl.StringArrayVar(&f.libs, "lib", nil, "load root: NAME=DIR makes @NAME//file.star loadable (repeatable)")
+	fl.BoolVar(&f.realtime, "realtime", false, "wall-clock time and real goroutines even for in-process clients")
+	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
+	return cmd
+}
+
+// scenarioOutcome is one scenario's line in results.json and the summary.
+type scenarioOutcome struct {
+	Scenario    string       `json:"scenario"`
+	Tier        string       `json:"tier"`
+	Seed        uint64       `json:"seed"`
+	Virtual     bool         `json:"simulated_time"`
+	Invoked     int64        `json:"invoked"`
+	OK          int64        `json:"ok"`
+	Fail        int64        `json:"fail"`
+	Info        int64        `json:"info"`
+	Cancelled   bool         `json:"cancelled"`
+	Result      string       `json:"result"` // valid, invalid, unknown, error
+	Summary     string       `json:"summary"`
+	Problems    []string     `json:"problems,omitempty"`
+	History     string       `json:"history,omitempty"`
+	Check       check.Result `json:"check"`
+	Replay      string       `json:"replay"`
+	Error       string       `json:"error,omitempty"`
+	ElapsedSecs float64      `json:"elapsed_seconds"`
+}
+
+func runScript(cmd *cobra.Command, f runFlags, path string) error {
+	if strings.HasSuffix(strings.ToLower(path), ".md") {
+		return &exitError{code: exitRejected, err: fmt.Errorf("%s: plan files are not supported yet; run a Starlark scenario (.star)", path)}
+	}
+	if !validTierFlag(f.tier) {
+		return usageErr("run: --tier %q: want one of %s", f.tier, strings.Join(interp.Tiers, ", "))
+	}
+	libs, err := interp.ParseLibs(f.libs)
+	if err != nil {
+		return usageErr("run: %w", err)
+	}
+	if !f.seedSet {
+		f.seed = randomSeed()
+	}
+	stderr := cmd.ErrOrStderr()
+	if !f.json {
+		fmt.Fprintf(stderr, "faultline: seed %d (reproduce with --seed %d)\n", f.seed, f.seed)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	print := io.Writer(stderr)
+	if f.json {
+		print = io.Discard
+	}
+	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: libs, Seed: f.seed, Print: print})
+	if err != nil {
+		return scriptExit(err)
+	}
+	selected, err := selectScenarios(script.Scenarios, f.scenarios)
+	if err != nil {
+		return usageErr("run: %w", err)
+	}
+	sess, err := report.NewSession(f.out, report.Slug(path), time.Now())
+	if err != nil {
+		return err
+	}
+	header := report.Header{Plan: path, Seed: f.seed, Tier: f.tier, SUT: "in-process or as the script declares"}
+
+	var outcomes []scenarioOutcome
+	for _, sc := range selected {
+		if ctx.Err() != nil {
+			break
+		}
+		_ = sess.Event(sc.Name, "start", fmt.Sprintf("tier %s, seed %d", f.tier, f.seed), header)
+		o := runOne(ctx, sc, f, sess, stderr)
+		outcomes = append(outcomes, o)
+		_ = sess.Event(sc.Name, "oracle: "+o.Result, o.Summary, header)
+	}
+
+	code := runExitCode(outcomes)
+	rows := make([]report.ScenarioRow, len(outcomes))
+	for i, o := range outcomes {
+		rows[i] = report.ScenarioRow{Scenario: o.Scenario, TierMet: "not assessed", Verdict: "checker: " + o.Result, Notes: o.Summary}
+	}
+	results := map[string]any{"script": path, "seed": f.seed, "tier": f.tier, "session_dir": sess.Dir,
+		"result": overall(code), "exit_code": code, "scenarios": outcomes}
+	if err := sess.WriteJSON("results.json", results); err != nil {
+		return err
+	}
+	if err := sess.Finish(header, rows); err != nil {
+		return err
+	}
+
+	out := cmd.OutOrStdout()
+	if f.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(results); err != nil {
+			return err
+		}
+	} else {
+		if err := printRunTable(out, outcomes); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "session: %s\n", sess.Dir)
+		for _, o := range outcomes {
+			if o.Result != "invalid" {
+				continue
+			}
+			fmt.Fprintf(out, "\n%s: %s\n", o.Scenario, o.Check.Summary)
+			printIndented(out, o.Check.Explanation)
+			fmt.Fprintf(out, "reproduce: %s\n", o.Replay)
+		}
+	}
+	if ctx.Err() != nil {
+		return &exitError{code: exitUnknown, err: errors.New("interrupted: the session holds what was recorded before Ctrl-C")}
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// runOne runs one scenario and turns what happened into its outcome.
+func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, stderr io.Writer) scenarioOutcome {
+	o := scenarioOutcome{Scenario: sc.Name, Tier: f.tier, Seed: f.seed,
+		Replay: fmt.Sprintf("faultline run %s --scenario %s --seed %d --tier %s", shellQuote(sc.Pos.Filename()), sc.Name, f.seed, f.tier)}
+	if f.realtime {
+		o.Replay += " --realtime"
+	}
+	var status io.Writer
+	if !f.json && isTerminal(stderr) {
+		status = stderr
+	}
+	start := time.Now()
+	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(sc.Name),
+		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr})
+	o.ElapsedSecs = time.Since(start).Seconds()
+	if res != nil {
+		o.Virtual, o.History = res.Virtual, res.HistoryPath
+		o.Invoked, o.OK, o.Fail, o.Info, o.Cancelled = res.Summary.Invoked, res.Summary.OK, res.Summary.Fail, res.Summary.Info, res.Summary.Cancelled
+		o.Check, o.Problems = res.Check, res.Problems
+		if !res.Virtual {
+			o.Replay += " --realtime"
+		}
+	}
+	if err != nil {
+		o.Result, o.Error, o.Summary = "error", err.Error(), err.Error()
+		return o
+	}
+	o.Result, o.Summary = string(res.Check.Valid), res.Check.Summary
+	if o.Result == string(check.Valid) && len(res.Problems) > 0 {
+		// The checker found nothing wrong, but the run did not earn a pass.
+		o.Result = string(check.Unknown)
+		o.Summary = res.Check.Summary + "; but " + strings.Join(res.Problems, "; ")
+	}
+	return o
+}
+
+// printIndented prints text with each line indented, as checkers' explanations are.
+func printIndented(w io.Writer, text string) {
+	text = strings.TrimRight(text, "\n")
+	if text == "" {
+		return
+	}
+	for _, line := range strings.Split(text, "\n") {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+}
+
+func printRunTable(w io.Writer, outs []scenarioOutcome) error {
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("scenario", "ops", "ok", "fail", "info", "result", "summary")
+	for _, o := range outs {
+		if err := t.Append(o.Scenario, fmt.Sprint(o.Invoked), fmt.Sprint(o.OK), fmt.Sprint(o.Fail), fmt.Sprint(o.Info), o.Result, o.Summary); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("render table: %w", err)
+	}
+	return nil
+}
+
+// runExitCode: an anomaly outranks an error, which outranks unknown.
+func runExitCode(outs []scenarioOutcome) int {
+	code := exitOK
+	for _, o := range outs {
+		switch {
+		case o.Result == "invalid":
+			return exitFail
+		case o.Result == "error":
+			code = exitRejected
+		case o.Result != "valid" && code == exitOK:
+			code = exitUnknown
+		}
+	}
+	return code
+}
+
+func selectScenarios(all []*interp.Scenario, names []string) ([]*interp.Scenario, error) {
+	if len(names) == 0 {
+		return all, nil
+	}
+	byName := map[string]*interp.Scenario{}
+	var known []string
+	for _, s := range all {
+		byName[s.Name] = s
+		known = append(known, s.Name)
+	}
+	var out []*interp.Scenario
+	for _, n := range names {
+		s, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("--scenario %q: no such scenario (have: %s)", n, strings.Join(known, ", "))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// scriptExit maps a load error to exit 3 and prints the Starlark backtrace.
+func scriptExit(err error) error {
+	var se *interp.ScriptError
+	if errors.As(err, &se) && se.Backtrace != "" {
+		return &exitError{code: exitRejected, err: fmt.Errorf("%w\n%s", err, strings.TrimRight(se.Backtrace, "\n"))}
+	}
+	return &exitError{code: exitRejected, err: err}
+}
+
+func validTierFlag(t string) bool {
+	for _, x := range interp.Tiers {
+		if t == x {
+			return true
+		}
+	}
+	return false
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	// Keep seeds short enough to type.
+	return binary.LittleEndian.Uint64(b[:]) % 1_000_000_000
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
