@@ -1,0 +1,154 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status is the state of one audit box.
+type Status string
+
+// Audit statuses. For a weak-oracle item, Pass means the weakness is absent.
+// CannotJudge means the run lacks the data; it never counts as a pass.
+const (
+	Pass        Status = "pass"
+	Failed      Status = "fail"
+	CannotJudge Status = "cannot-judge"
+	NA          Status = "n/a"
+)
+
+// open reports whether s leaves the box unchecked: failed or not judged.
+func (s Status) open() bool { return s == Failed || s == CannotJudge }
+
+// AuditItem is one box of the report's "Green-but-broken check" (§3, §7.2).
+type AuditItem struct {
+	ID       string `json:"id"` // "RF1".."RF10", "WO1".."WO14"
+	Title    string `json:"title"`
+	Status   Status `json:"status"`
+	Evidence string `json:"evidence"`
+}
+
+// MinSeeds is how many distinct seeds must agree before a hardening PASS
+// stands (§1.6: statistical claims ≥3 seeds agreeing; see the package doc).
+const MinSeeds = 3
+
+// MinHistoryOps is the op count a history-checked hardening run needs when
+// its tier declares none (§1.6 default: ≥10k ops).
+const MinHistoryOps = 10_000
+
+// auditor holds what every audit item reads: the evidence, the tier met, and
+// the tier a PASS would claim.
+type auditor struct {
+	e         *Evidence
+	met       Tier
+	tierNotes []string
+	claimed   Tier
+}
+
+// Audit runs the ten red-flag checks (§3.1) and the fourteen weak-oracle
+// checks (§3.2) over e, in that order, each with its evidence. Items that
+// depend on a tier judge the tier a PASS would claim: hardening when every
+// scheduled fault landed (and, off the serious path, the oracle passed) and
+// the hardening tier was met, smoke otherwise. A scenario that did not run
+// gets every item n/a.
+func Audit(e Evidence) []AuditItem {
+	met, notes := TierMet(e.Budgets, e.measured())
+	return newAuditor(&e, met, notes).all()
+}
+
+func newAuditor(e *Evidence, met Tier, notes []string) *auditor {
+	claimed := TierSmoke
+	if e.faultActive() && (e.serious() || e.Oracle.Outcome == Valid) && met.AtLeast(TierHardening) {
+		claimed = TierHardening
+	}
+	return &auditor{e: e, met: met, tierNotes: notes, claimed: claimed}
+}
+
+// all evaluates every item in report order.
+func (a *auditor) all() []AuditItem {
+	items := make([]AuditItem, 0, len(redFlags)+len(weakOracles))
+	for _, c := range redFlags {
+		items = append(items, a.run(c))
+	}
+	for _, c := range weakOracles {
+		items = append(items, a.run(c))
+	}
+	return items
+}
+
+// check is one audit item's definition.
+type check struct {
+	id, title string
+	judge     func(a *auditor) (Status, string)
+	// surfaceOnly marks weak-oracle items whose failure means only surface
+	// signals back the result, so the downgrade is PARTIAL-surface.
+	surfaceOnly bool
+}
+
+func (a *auditor) run(c check) AuditItem {
+	if !a.e.ran() {
+		return AuditItem{ID: c.id, Title: c.title, Status: NA, Evidence: "scenario did not run"}
+	}
+	st, ev := c.judge(a)
+	return AuditItem{ID: c.id, Title: c.title, Status: st, Evidence: ev}
+}
+
+// judgeFact maps a Fact to a status, with a fallback text for missing evidence.
+func judgeFact(f Fact, what string) (Status, string) {
+	ev := f.Evidence
+	switch {
+	case !f.Known:
+		return CannotJudge, what + ": not established" + suffix(ev)
+	case f.Holds:
+		return Pass, orDefault(ev, what)
+	default:
+		return Failed, what + ": no" + suffix(ev)
+	}
+}
+
+// worst folds statuses: fail beats cannot-judge beats pass.
+func worst(a, b Status) Status {
+	switch {
+	case a == Failed || b == Failed:
+		return Failed
+	case a == CannotJudge || b == CannotJudge:
+		return CannotJudge
+	}
+	return Pass
+}
+
+func suffix(ev string) string {
+	if ev == "" {
+		return ""
+	}
+	return ": " + ev
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func rate(ops int64, secs float64) float64 {
+	if secs <= 0 {
+		return 0
+	}
+	return float64(ops) / secs
+}
+
+func kindsText(ks []OracleKind) string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return strings.Join(s, " + ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,271 @@
+package verdict
+
+import "time"
+
+// Fact is one yes/no observation with the evidence behind it. The zero value
+// means nobody established it: the audits report that as cannot-judge and
+// the decision never counts it in a PASS's favour.
+type Fact struct {
+	Known    bool   `json:"known"`
+	Holds    bool   `json:"holds"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// Yes is a fact that was established to hold, with its evidence.
+func Yes(evidence string) Fact { return Fact{Known: true, Holds: true, Evidence: evidence} }
+
+// No is a fact that was established not to hold, with its evidence.
+func No(evidence string) Fact { return Fact{Known: true, Evidence: evidence} }
+
+// ok reports whether f was established to hold.
+func (f Fact) ok() bool { return f.Known && f.Holds }
+
+// Evidence is everything Decide needs about one scenario or arm, measured by
+// the run. Zero values are the conservative reading: not attempted, not
+// measured, not seen.
+type Evidence struct {
+	Scenario string `json:"scenario"` // "S1", or an arm "S5/api"
+	Claims   Claims `json:"claims"`
+
+	Attempted    bool   `json:"attempted"`
+	NotRunReason string `json:"not_run_reason,omitempty"` // why not attempted: time, release-gated, harness missing
+	// MissingCapabilities names what the pre-run probe found missing after the
+	// operator was told; non-empty means INCONCLUSIVE-env.
+	MissingCapabilities []string `json:"missing_capabilities,omitempty"`
+
+	Faults  []Fault        `json:"faults,omitempty"` // the scheduled faults; none = no fault planned
+	Oracle  Oracle         `json:"oracle"`
+	Reruns  Reruns         `json:"reruns"`
+	History HistoryQuality `json:"history"`
+	// Surface says the surface signals were clean: no client errors beyond the
+	// fault windows, the system recovered, the final state is plausible.
+	Surface Fact `json:"surface"`
+
+	Budgets map[Tier]TierRequirement `json:"budgets,omitempty"` // the plan's declared tiers
+	Run     Run                      `json:"run"`
+	Load    Load                     `json:"load"`
+
+	Logs     LogScan  `json:"logs"`
+	Recovery Recovery `json:"recovery"`
+	Baseline Baseline `json:"baseline"`
+	Retries  Retries  `json:"retries"`
+	// Surfaces are the §7.M.S surfaces the boundary oracle covers. For an arm,
+	// list the whole scenario's surfaces: arms exist to cover them, and
+	// AggregateArms catches an arm that did not run.
+	Surfaces []string `json:"surfaces,omitempty"`
+	Controls Controls `json:"controls"`
+}
+
+// Claims describes the claims the scenario falsifies: their §1b categories
+// and the traits of their wording that the audits need.
+type Claims struct {
+	Categories []ClaimCategory `json:"categories,omitempty"`
+	// Replication: the claim concerns replication, leadership or membership,
+	// so every op must record node_seen (§9).
+	Replication bool `json:"replication,omitempty"`
+	// Failover: the claim is about surviving failover (§3.2 #4, §1.6: >1 failover).
+	Failover bool `json:"failover,omitempty"`
+	// AnyQuorumSize: the claim holds "for any quorum size" (§3.2 #10: ≥2 topologies).
+	AnyQuorumSize bool `json:"any_quorum_size,omitempty"`
+}
+
+// Partition says whether a fault is a network partition and of which shape.
+type Partition string
+
+// Partition shapes; the empty value is "not a partition".
+const (
+	Symmetric  Partition = "symmetric"
+	Asymmetric Partition = "asymmetric"
+)
+
+// Fault is one scheduled fault and what was observed of it. The injector's
+// word is necessary but never sufficient: landing is read back from the victim.
+type Fault struct {
+	Name      string    `json:"name"` // "isolate leader @T+60s for 30s"
+	Partition Partition `json:"partition,omitempty"`
+	Injector  Fact      `json:"injector"` // the injector reported success
+	Victim    Fact      `json:"victim"`   // read back on the victim: counters, qdisc stats, process state
+	Client    Fact      `json:"client"`   // what clients saw in the window: errors, timeouts
+	// ClientDeclared: the scenario's landing evidence names a client-side
+	// signal, so the fault has landed only if Client holds too.
+	ClientDeclared bool `json:"client_declared,omitempty"`
+	// Held: the effect was still in place when the hold ended (not reverted by
+	// an orchestrator, not bypassed by a proxy), read back before healing.
+	Held   Fact `json:"held"`
+	Healed Fact `json:"healed"` // removal verified on the victim
+}
+
+// landed reports whether the fault's declared landing evidence was seen.
+func (f *Fault) landed() bool {
+	return f.Injector.ok() && f.Victim.ok() && (!f.ClientDeclared || f.Client.ok())
+}
+
+// Outcome is the oracle's answer. Its values are the checker's Validity
+// strings, so a check.Result converts with Outcome(res.Valid).
+type Outcome string
+
+// Oracle outcomes; the empty value means the oracle did not run.
+const (
+	Valid   Outcome = "valid"
+	Invalid Outcome = "invalid"
+	Unknown Outcome = "unknown"
+)
+
+// OracleKind names one ingredient of the oracle, for the weak-oracle audit
+// (§3.2, §4.2). Names outside this list are allowed and count as "other".
+type OracleKind string
+
+// Oracle kinds the audits distinguish.
+const (
+	KindHistory        OracleKind = "history"     // per-op history checker: linearizability, serializability, session, prefix
+	KindNoLostAck      OracleKind = "no-lost-ack" // every acked output present in the final state
+	KindFinalState     OracleKind = "final-state" // a predicate over the final state
+	KindReconciliation OracleKind = "replica-reconciliation"
+	KindProperty       OracleKind = "property"   // invariant asserted per step
+	KindMetricSLO      OracleKind = "metric-slo" // threshold over a metric window
+	KindPerGroup       OracleKind = "per-group"  // fairness formulas per group (§4.2 #14)
+	KindLogs           OracleKind = "logs"
+	KindHealth         OracleKind = "health"
+	KindErrorMetrics   OracleKind = "error-metrics"
+)
+
+// Oracle is how the declared oracle (the §7.M checker, or the Oracle field for
+// a non-serious scenario) ran. Fill it from check.Result: Outcome from Valid,
+// Consumed from Consumed.Ops, Keys from Consumed.Keys. An oracle that reads
+// metrics rather than ops counts the ops its metric windows covered.
+type Oracle struct {
+	Name    string  `json:"name"`              // "linearizable(cas-register)"
+	Outcome Outcome `json:"outcome,omitempty"` // "" = did not run
+	Summary string  `json:"summary,omitempty"` // the checker's one line
+	// Consumed counts the ops the oracle used; Dropped the ops it rightly set
+	// aside (definite failures, unknown-outcome reads). Together they should
+	// account for every op issued.
+	Consumed int64 `json:"consumed"`
+	Dropped  int64 `json:"dropped"`
+	Keys     int   `json:"keys"`
+	// Subset names what the checker covered when it covered only part of the
+	// claim: "per key, not cross-key", "per replica, not quorum".
+	Subset string `json:"subset,omitempty"`
+	// MatchesModel: the checker that ran is the one the model calls for (§4.1).
+	MatchesModel Fact         `json:"matches_model"`
+	Kinds        []OracleKind `json:"kinds,omitempty"`
+}
+
+// ran reports whether the oracle ran at all.
+func (o *Oracle) ran() bool { return o.Outcome != "" }
+
+// Reruns records re-runs of a violating run with the same seed, configuration
+// and fault sequence.
+type Reruns struct {
+	Attempted  int `json:"attempted"`
+	Reproduced int `json:"reproduced"`
+}
+
+// HistoryQuality says whether the recorded history carries what a checker
+// needs to separate pass from fail (§9 "weak history").
+type HistoryQuality struct {
+	Complete       Fact `json:"complete"`        // journal closed cleanly; spans every fault window
+	Timestamps     Fact `json:"timestamps"`      // every answered op has invoke and complete times
+	Monotonic      Fact `json:"monotonic"`       // times from a monotonic clock, never backwards
+	TimeoutMarkers Fact `json:"timeout_markers"` // unknown outcomes are marked, with no output
+	FaultEpoch     Fact `json:"fault_epoch"`     // ops overlapping a fault window carry fault_epoch
+	NodeSeen       Fact `json:"node_seen"`       // ops record the node that served them
+}
+
+// Run is what the run measured about itself, for tier gating and audits.
+type Run struct {
+	Nodes       int           `json:"nodes"`
+	Topologies  int           `json:"topologies"` // distinct cluster topologies run
+	Duration    time.Duration `json:"duration"`   // workload time, summed over seeds and repetitions
+	Ops         int64         `json:"ops"`        // client ops issued (invocations)
+	Seeds       int           `json:"seeds"`      // distinct seeds run
+	Repetitions int           `json:"repetitions"`
+}
+
+// Load is the throughput the run sustained against the plan's expectation.
+type Load struct {
+	// Target is the sustained rate the plan asks for (Workload rate or Exit
+	// criteria floor), in ops/s; 0 means the plan states none.
+	Target float64 `json:"target"`
+	// Lowest is the lowest throughput of any measurement window of the load
+	// phase, in ops/s; meaningful only when Windows > 0.
+	Lowest  float64 `json:"lowest"`
+	Windows int     `json:"windows"`
+}
+
+// LogScan is the result of grepping the SUT's logs for LogAlarmPattern.
+type LogScan struct {
+	Scanned bool     `json:"scanned"`
+	Files   int      `json:"files"`
+	Lines   int64    `json:"lines"`
+	Matches int      `json:"matches"`
+	Samples []string `json:"samples,omitempty"` // a few matching lines, "file:line: text"
+}
+
+// Recovery measures whether the system came back to nominal after the last
+// heal (§3.1 #8), not merely "up but degraded".
+type Recovery struct {
+	Measured bool    `json:"measured"`
+	Baseline float64 `json:"baseline"` // ops/s before the first fault
+	After    float64 `json:"after"`    // ops/s after the last heal, once quiescent
+	NodesUp  int     `json:"nodes_up"` // nodes answering after the heal
+	Nodes    int     `json:"nodes"`
+	// Floor is the fraction of Baseline that counts as nominal; 0 means
+	// DefaultRecoveryFloor.
+	Floor float64 `json:"floor,omitempty"`
+}
+
+// DefaultRecoveryFloor is the share of pre-fault throughput that counts as
+// back to nominal when the plan sets no floor [executor choice: the spec names
+// no number; 80% tolerates noise yet catches a node left serving nothing].
+const DefaultRecoveryFloor = 0.8
+
+// Baseline describes a comparison against an earlier run (§3.1 #9).
+type Baseline struct {
+	Used            bool   `json:"used"` // the oracle compares against a baseline run
+	Harness         string `json:"harness,omitempty"`
+	BaselineHarness string `json:"baseline_harness,omitempty"`
+}
+
+// Retries says whether the client library retries out of the history's sight
+// (§3.2 #8) and whether anything outside the client saw the real requests.
+type Retries struct {
+	Known    bool   `json:"known"`  // the client's retry behaviour was established
+	Hidden   bool   `json:"hidden"` // it retries internally, invisible to the history
+	Tapped   bool   `json:"tapped"` // a network tap or server-side audit recorded the requests
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// Controls counts the boundary oracle's control checks that fired (§1.7).
+type Controls struct {
+	Positive int `json:"positive"` // allowed access that succeeded
+	Negative int `json:"negative"` // forbidden access that was denied and left no trace
+}
+
+// serious reports whether the scenario is SERIOUS (§1.3).
+func (e *Evidence) serious() bool { return Serious(e.Claims.Categories) }
+
+// ran reports whether the scenario got past the pre-run probe and executed.
+func (e *Evidence) ran() bool { return e.Attempted && len(e.MissingCapabilities) == 0 }
+
+// landedFaults counts the scheduled faults whose landing evidence was seen.
+func (e *Evidence) landedFaults() int {
+	n := 0
+	for i := range e.Faults {
+		if e.Faults[i].landed() {
+			n++
+		}
+	}
+	return n
+}
+
+// faultActive reports whether faults were scheduled and every one landed.
+func (e *Evidence) faultActive() bool {
+	return len(e.Faults) > 0 && e.landedFaults() == len(e.Faults)
+}
+
+// measured is the run's tier measurement; faults are the ones that landed.
+func (e *Evidence) measured() Measured {
+	r := e.Run
+	return Measured{Nodes: r.Nodes, Duration: r.Duration, Ops: r.Ops, Faults: e.landedFaults(), Seeds: r.Seeds, Repetitions: r.Repetitions}
+}

@@ -1,0 +1,49 @@
+package verdict
+
+// LogAlarmPattern is the case-insensitive extended regular expression a SUT
+// log grep uses for red flag #7 (§3.1: panic, exception, "Internal error"),
+// for greps that run on the nodes (grep -ciE).
+const LogAlarmPattern = "panic|exception|internal error"
+
+// logAlarms are LogAlarmPattern's alternatives, lower case.
+var logAlarms = [...]string{"panic", "exception", "internal error"}
+
+// MatchLogLine reports the first alarm of LogAlarmPattern that line contains,
+// ignoring ASCII case, for greps that run on the controller. It does not
+// allocate.
+func MatchLogLine(line []byte) (string, bool) {
+	for i, c := range line {
+		var a string
+		switch c | 0x20 { // the alarms start with distinct letters; this folds them
+		case 'p':
+			a = logAlarms[0]
+		case 'e':
+			a = logAlarms[1]
+		case 'i':
+			a = logAlarms[2]
+		default:
+			continue
+		}
+		if hasFoldPrefix(line[i:], a) {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// hasFoldPrefix reports whether b starts with lower-case ASCII s, ignoring case.
+func hasFoldPrefix(b []byte, s string) bool {
+	if len(b) < len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}

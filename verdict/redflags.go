@@ -1,0 +1,224 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// redFlags are the ten green-but-broken checks of §3.1, in report order. Any
+// open one turns a PASS into PARTIAL-surface.
+var redFlags = []check{
+	{id: "RF1", title: "Load generated", judge: (*auditor).load},
+	{id: "RF2", title: "Oracle ran every cycle", judge: (*auditor).oracleRan},
+	{id: "RF3", title: "Fault injected", judge: (*auditor).faultInjected},
+	{id: "RF4", title: "No silent no-op", judge: (*auditor).noSilentNoop},
+	{id: "RF5", title: "Clock skew can't mask timing", judge: (*auditor).monotonic},
+	{id: "RF6", title: "Duration met the claimed tier", judge: (*auditor).tierClaimed},
+	{id: "RF7", title: "No swallowed errors", judge: (*auditor).logs},
+	{id: "RF8", title: "Recovery completed", judge: (*auditor).recovered},
+	{id: "RF9", title: "Fair baseline", judge: (*auditor).baseline},
+	{id: "RF10", title: "Replicated", judge: (*auditor).replicated},
+}
+
+// noFault is the evidence of fault items on a run with no fault planned.
+const noFault = "n/a — no fault scheduled (PASS-smoke)"
+
+// load: the plan's rate was sustained for the whole window. Without a
+// per-window series an average can only prove a shortfall, not a sustain.
+func (a *auditor) load() (Status, string) {
+	r, l := a.e.Run, a.e.Load
+	if r.Ops <= 0 {
+		return Failed, "no client ops issued"
+	}
+	avg := rate(r.Ops, r.Duration.Seconds())
+	switch {
+	case l.Target <= 0:
+		return Pass, fmt.Sprintf("%d ops issued over %s (%.1f ops/s); the plan states no rate to sustain", r.Ops, r.Duration, avg)
+	case l.Windows > 0 && l.Lowest >= l.Target:
+		return Pass, fmt.Sprintf("lowest of %d windows %.1f ops/s ≥ target %.1f ops/s", l.Windows, l.Lowest, l.Target)
+	case l.Windows > 0:
+		return Failed, fmt.Sprintf("lowest of %d windows %.1f ops/s < target %.1f ops/s", l.Windows, l.Lowest, l.Target)
+	case r.Duration <= 0:
+		return CannotJudge, fmt.Sprintf("%d ops issued, but neither duration nor a per-window series was measured", r.Ops)
+	case avg < l.Target:
+		return Failed, fmt.Sprintf("average %.1f ops/s < target %.1f ops/s", avg, l.Target)
+	}
+	return CannotJudge, fmt.Sprintf("average %.1f ops/s ≥ target %.1f ops/s, but no per-window series shows it was sustained", avg, l.Target)
+}
+
+// oracleRan: the oracle decided and accounts for every op issued.
+func (a *auditor) oracleRan() (Status, string) {
+	o, issued := &a.e.Oracle, a.e.Run.Ops
+	if !o.ran() {
+		return Failed, "the oracle did not run"
+	}
+	if o.Outcome == Unknown {
+		return Failed, "the oracle ran but could not decide" + suffix(o.Summary)
+	}
+	acc := o.Consumed + o.Dropped
+	switch {
+	case o.Consumed <= 0:
+		return Failed, "the oracle consumed no ops"
+	case issued <= 0:
+		return CannotJudge, fmt.Sprintf("the oracle consumed %d ops, but ops issued were not counted", o.Consumed)
+	case acc == issued:
+		return Pass, fmt.Sprintf("%s consumed %d of %d issued ops (%d rightly dropped), %s", orDefault(o.Name, "oracle"), o.Consumed, issued, o.Dropped, plural(o.Keys, "key", "keys"))
+	case acc < issued:
+		return Failed, fmt.Sprintf("%d of %d issued ops unaccounted for (consumed %d, dropped %d): truncated history?", issued-acc, issued, o.Consumed, o.Dropped)
+	}
+	return Failed, fmt.Sprintf("the oracle accounts for %d ops but %d were issued: the counts disagree", acc, issued)
+}
+
+// faultInjected: every scheduled fault shows the declared landing evidence.
+func (a *auditor) faultInjected() (Status, string) {
+	if len(a.e.Faults) == 0 {
+		return NA, noFault
+	}
+	st, parts := Pass, make([]string, 0, len(a.e.Faults))
+	for i := range a.e.Faults {
+		f := &a.e.Faults[i]
+		if f.landed() {
+			parts = append(parts, f.Name+": "+landingText(f))
+			continue
+		}
+		st = Failed
+		parts = append(parts, f.Name+": "+landingGap(f))
+	}
+	return st, strings.Join(parts, "; ")
+}
+
+// noSilentNoop: the effect was read back on the victim and was still in place
+// when the hold ended, so it was neither on the wrong chain nor reverted.
+func (a *auditor) noSilentNoop() (Status, string) {
+	if len(a.e.Faults) == 0 {
+		return NA, noFault
+	}
+	st, parts := Pass, make([]string, 0, len(a.e.Faults))
+	for i := range a.e.Faults {
+		f := &a.e.Faults[i]
+		vs, vev := judgeFact(f.Victim, "effect read back on the victim")
+		hs, hev := judgeFact(f.Held, "held until heal")
+		st = worst(st, worst(vs, hs))
+		parts = append(parts, fmt.Sprintf("%s: %s; %s", f.Name, vev, hev))
+	}
+	return st, strings.Join(parts, "; ")
+}
+
+// monotonic: timing assertions use a monotonic clock.
+func (a *auditor) monotonic() (Status, string) {
+	return judgeFact(a.e.History.Monotonic, "history times monotonic")
+}
+
+// tierClaimed: the measured tier reaches the tier the PASS would claim.
+func (a *auditor) tierClaimed() (Status, string) {
+	ev := fmt.Sprintf("claims %s, met %s: %s", a.claimed, a.met, strings.Join(a.tierNotes, "; "))
+	if a.met.AtLeast(a.claimed) {
+		return Pass, ev
+	}
+	return Failed, ev
+}
+
+// logs: the SUT's logs were grepped for LogAlarmPattern and nothing matched.
+func (a *auditor) logs() (Status, string) {
+	l, pat := &a.e.Logs, LogAlarmPattern
+	switch {
+	case !l.Scanned:
+		return CannotJudge, "SUT logs were not grepped"
+	case l.Files == 0:
+		return CannotJudge, "no SUT log files were found to grep"
+	case l.Matches > 0:
+		return Failed, fmt.Sprintf("%s for %s in %s: %s", plural(l.Matches, "match", "matches"), pat, plural(l.Files, "file", "files"), strings.Join(l.Samples, " | "))
+	}
+	return Pass, fmt.Sprintf("%s (%d lines) grepped for %s: no match", plural(l.Files, "file", "files"), l.Lines, pat)
+}
+
+// recovered: every fault's removal was verified and the system came back to
+// nominal throughput on every node.
+func (a *auditor) recovered() (Status, string) {
+	if len(a.e.Faults) == 0 {
+		return NA, noFault
+	}
+	st, parts := Pass, make([]string, 0, len(a.e.Faults)+1)
+	for i := range a.e.Faults {
+		f := &a.e.Faults[i]
+		s, ev := judgeFact(f.Healed, "heal verified")
+		st = worst(st, s)
+		parts = append(parts, f.Name+": "+ev)
+	}
+	s, ev := nominal(&a.e.Recovery)
+	return worst(st, s), strings.Join(append(parts, ev), "; ")
+}
+
+// nominal judges the after-heal measurement against the pre-fault baseline.
+func nominal(r *Recovery) (Status, string) {
+	floor := r.Floor
+	if floor <= 0 {
+		floor = DefaultRecoveryFloor
+	}
+	switch {
+	case !r.Measured:
+		return CannotJudge, "recovery after heal not measured"
+	case r.Nodes <= 0 || r.Baseline <= 0:
+		return CannotJudge, "no node count or pre-fault throughput to compare with"
+	case r.NodesUp < r.Nodes:
+		return Failed, fmt.Sprintf("%d of %d nodes answering after heal", r.NodesUp, r.Nodes)
+	case r.After < floor*r.Baseline:
+		return Failed, fmt.Sprintf("after heal %.1f ops/s < %.0f%% of pre-fault %.1f ops/s: up but degraded", r.After, floor*100, r.Baseline)
+	}
+	return Pass, fmt.Sprintf("all %d nodes answering; after heal %.1f ops/s vs pre-fault %.1f ops/s", r.Nodes, r.After, r.Baseline)
+}
+
+// baseline: a comparison against an earlier run used the same harness.
+func (a *auditor) baseline() (Status, string) {
+	b := &a.e.Baseline
+	switch {
+	case !b.Used:
+		return NA, "the oracle compares against no baseline run"
+	case b.Harness == "" || b.BaselineHarness == "":
+		return CannotJudge, "harness version of the run or of its baseline not recorded"
+	case b.Harness != b.BaselineHarness:
+		return Failed, fmt.Sprintf("harness %s differs from the baseline's %s: re-baseline", b.Harness, b.BaselineHarness)
+	}
+	return Pass, "same harness as the baseline: " + b.Harness
+}
+
+// replicated: a hardening PASS rests on MinSeeds agreeing seeds.
+func (a *auditor) replicated() (Status, string) {
+	return a.seeds("one PASS is not a PASS")
+}
+
+// seeds judges the distinct seeds against MinSeeds at the hardening tier.
+func (a *auditor) seeds(why string) (Status, string) {
+	n := a.e.Run.Seeds
+	if a.claimed != TierHardening {
+		return NA, "smoke is a single-seed tier (§1.6); seeds are judged at hardening"
+	}
+	if n >= MinSeeds {
+		return Pass, fmt.Sprintf("%d distinct seeds agreed", n)
+	}
+	return Failed, fmt.Sprintf("%s; a hardening claim needs ≥%d: %s", plural(n, "distinct seed", "distinct seeds"), MinSeeds, why)
+}
+
+// landingText is the landing evidence of a landed fault.
+func landingText(f *Fault) string {
+	s := "injector: " + orDefault(f.Injector.Evidence, "ok") + ", victim: " + orDefault(f.Victim.Evidence, "seen")
+	if f.Client.ok() {
+		s += ", client: " + orDefault(f.Client.Evidence, "seen")
+	}
+	return s
+}
+
+// landingGap says which part of a fault's landing evidence is missing.
+func landingGap(f *Fault) string {
+	var gaps []string
+	if !f.Injector.ok() {
+		gaps = append(gaps, "injector did not report success"+suffix(f.Injector.Evidence))
+	}
+	if !f.Victim.ok() {
+		gaps = append(gaps, "no victim-side signal"+suffix(orDefault(f.Victim.Evidence, "not checked")))
+	}
+	if f.ClientDeclared && !f.Client.ok() {
+		gaps = append(gaps, "declared client-side signal absent"+suffix(orDefault(f.Client.Evidence, "not checked")))
+	}
+	return strings.Join(gaps, ", ")
+}
