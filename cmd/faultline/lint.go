@@ -8,18 +8,27 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/plans"
 )
 
 func newLintCmd() *cobra.Command {
 	var libs []string
 	var tier string
 	cmd := &cobra.Command{
-		Use:   "lint SCENARIO.star",
-		Short: "Validate a scenario script without running it",
-		Long: `Load a script, resolve its load() statements, and validate every scenario
-declaration (client, workload, checker, budgets, concurrency) without starting
-any client or touching any node. Problems are reported as file:line:col with
-the Starlark backtrace; exit 3 when the script is rejected.`,
+		Use:   "lint PLAN.md|SCENARIO.star",
+		Short: "Validate a test plan or a scenario script without running it",
+		Long: `Validate without touching any node.
+
+A plan (.md) is parsed and checked against the halt rule: a scenario without
+an Oracle or Exit criteria, or whose oracle no machine can check ("logs look
+fine"), stops the run. Every problem is printed as file:line with the scenario
+id and field, and what would fix it; warnings name weaker defects.
+
+A script (.star) is loaded with its load() statements and every scenario
+declaration (client, workload, checker, budgets, concurrency) is validated;
+problems come as file:line:col with the Starlark backtrace.
+
+Exit 3 when the plan or script is rejected, 0 otherwise (warnings included).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("lint: want exactly one SCENARIO.star")
@@ -28,7 +37,7 @@ the Starlark backtrace; exit 3 when the script is rejected.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.HasSuffix(strings.ToLower(args[0]), ".md") {
-				return &exitError{code: exitRejected, err: fmt.Errorf("%s: plan files are not supported yet; lint a Starlark scenario (.star)", args[0])}
+				return lintPlan(cmd.OutOrStdout(), args[0])
 			}
 			roots, err := interp.ParseLibs(libs)
 			if err != nil {
@@ -57,4 +66,20 @@ the Starlark backtrace; exit 3 when the script is rejected.`,
 	cmd.Flags().StringArrayVar(&libs, "lib", nil, "load root: NAME=DIR makes @NAME//file.star loadable (repeatable)")
 	cmd.Flags().StringVar(&tier, "tier", "smoke", "tier whose budget must be present")
 	return cmd
+}
+
+// lintPlan prints every diagnostic of the plan at path; errors halt (exit 3).
+func lintPlan(out io.Writer, path string) error {
+	p, ds, err := plans.Load(path)
+	if err != nil {
+		return &exitError{code: exitRejected, err: err}
+	}
+	for _, d := range ds {
+		fmt.Fprintln(out, d.String())
+	}
+	if plans.HasErrors(ds) {
+		return &exitError{code: exitRejected, err: fmt.Errorf("%s: the plan cannot run as written (halt rule); fix the errors above", path)}
+	}
+	fmt.Fprintf(out, "%s: %d scenarios, %d warnings; ok to run\n", path, len(p.Scenarios), len(ds))
+	return nil
 }
