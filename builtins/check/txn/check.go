@@ -1,0 +1,286 @@
+package txn
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/faultline/faultline/history"
+)
+
+// checker holds one check's state.
+type checker struct {
+	o       Options
+	models  []string // canonical
+	h       *hist
+	ai      *appendIndex   // list-append
+	ri      *registerIndex // rw-register
+	f       *found
+	g       *graph
+	prohib  map[string]bool // anomaly types that fail the check
+	notes   []string        // for Result.Incomplete
+	unknown bool            // a search the verdict depends on did not finish
+	cancel  error           // set when ctx ended the check
+}
+
+// Check checks a transactional history. It returns an error only for bad
+// options and for input it cannot read (a malformed transaction, a value
+// written twice, an unpaired op), naming the op index; everything the
+// database did wrong is in the Result.
+func Check(ctx context.Context, ops []history.Op, o Options) (*Result, error) {
+	c := &checker{o: o}
+	if err := c.resolve(); err != nil {
+		return nil, err
+	}
+	h, err := parse(ops, o.Workload)
+	if err != nil {
+		return nil, err
+	}
+	c.h, c.f = h, newFound()
+	e := &edges{h: h}
+	if o.Workload == ListAppend {
+		c.ai = h.analyzeAppend(c.f, e)
+	} else {
+		c.ri = h.analyzeRegister(c.f, e, o.WritesFollowReads)
+	}
+	rt, pr := edgeNeeds(c.models, o.Anomalies)
+	if pr || o.Process {
+		h.processEdges(e)
+	}
+	if rt || o.Realtime {
+		h.realtimeEdges(e)
+	}
+	c.g = buildGraph(len(h.txns), e)
+	e.chunks = nil
+	if err := ctx.Err(); err != nil {
+		c.cancel = context.Cause(ctx)
+	} else {
+		c.searchCycles(ctx)
+	}
+	return c.result(), nil
+}
+
+// resolve validates and normalises the options.
+func (c *checker) resolve() error {
+	if c.o.Workload != ListAppend && c.o.Workload != RWRegister {
+		return fmt.Errorf("unknown workload %q (want %s or %s)", c.o.Workload, ListAppend, RWRegister)
+	}
+	if c.o.WritesFollowReads && c.o.Workload != RWRegister {
+		return fmt.Errorf("writes-follow-reads applies to %s only", RWRegister)
+	}
+	ms := c.o.ConsistencyModels
+	if len(ms) == 0 {
+		ms = []string{"strict-serializable"}
+	}
+	for _, m := range ms {
+		cm, err := canonicalModel(m)
+		if err != nil {
+			return err
+		}
+		c.models = append(c.models, cm)
+	}
+	for _, a := range c.o.Anomalies {
+		if !knownAnomaly(a) {
+			return fmt.Errorf("unknown anomaly %q", a)
+		}
+	}
+	if c.o.CycleSearchBudget <= 0 {
+		c.o.CycleSearchBudget = DefaultCycleSearchBudget
+	}
+	c.prohib = prohibited(c.models, c.o.Anomalies)
+	return nil
+}
+
+// searchCycles searches every strongly connected component for cycles.
+func (c *checker) searchCycles(ctx context.Context) {
+	comp, n := tarjan(c.g, allRels)
+	sccs := components(comp, n)
+	comp = nil
+	scratch := make([]int32, c.g.order())
+	for i := range scratch {
+		scratch[i] = -1
+	}
+	for _, vs := range sccs {
+		b := &budget{ctx: ctx, deadline: time.Now().Add(c.o.CycleSearchBudget)}
+		sub := c.g.subgraph(vs, scratch)
+		c.searchSCC(vs, sub, b)
+		if b.cancelled {
+			c.cancel = context.Cause(ctx)
+			return
+		}
+	}
+}
+
+// searchSCC looks for one cycle of each class in one component, most severe
+// first, skipping classes a found one implies.
+func (c *checker) searchSCC(vs []int32, sub *graph, b *budget) {
+	var has rel
+	for _, r := range sub.rels {
+		has |= r
+	}
+	s := newSearcher(sub, b)
+	redundant := map[string]bool{}
+	var unfinished, got []string
+	for _, cl := range searchOrder {
+		if cl.variant != 0 && has&cl.variant == 0 || redundant[cl.String()] {
+			continue
+		}
+		cy, done := s.find(cl)
+		if !done {
+			if b.cancelled {
+				return
+			}
+			unfinished = append(unfinished, cl.String())
+		}
+		if cy == nil {
+			continue
+		}
+		typ := cy.classify()
+		if redundant[typ] {
+			continue
+		}
+		for i, v := range cy.vs {
+			cy.vs[i] = vs[v]
+		}
+		c.f.add(typ, func() Anomaly { return c.explainCycle(cy, typ) })
+		got = append(got, typ)
+		for a := range closure([]string{typ}, func(a string) []string { return implies[a] }) {
+			redundant[a] = true
+		}
+	}
+	// A class whose search did not finish may still have been found since,
+	// under another class's search.
+	unfinished = slices.DeleteFunc(unfinished, func(u string) bool { return redundant[u] })
+	if len(unfinished) == 0 {
+		return
+	}
+	for _, u := range unfinished {
+		c.unknown = c.unknown || c.prohib[u]
+	}
+	c.notes = append(c.notes, fmt.Sprintf("cycle search ran out of its %v budget on an SCC of %d txns before finishing the search for %s: a cycle exists (found %s)",
+		c.o.CycleSearchBudget, len(vs), strings.Join(unfinished, ", "), strings.Join(got, ", ")))
+}
+
+// result assembles the verdict.
+func (c *checker) result() *Result {
+	h := c.h
+	r := &Result{Anomalies: map[string][]Anomaly{}, Counts: c.f.counts, Txns: h.consumed}
+	for _, t := range h.touched {
+		if t {
+			r.Keys++
+		}
+	}
+	var all, allowed []string
+	for typ := range c.f.counts {
+		all = append(all, typ)
+		if c.prohib[typ] {
+			r.AnomalyTypes = append(r.AnomalyTypes, typ)
+			r.Anomalies[typ] = c.f.cases[typ]
+		} else {
+			allowed = append(allowed, typ)
+		}
+	}
+	sort.Strings(r.AnomalyTypes)
+	sort.Strings(allowed)
+	r.Not, r.AlsoNot = boundary(all)
+	r.Incomplete = c.notes
+	empty := len(c.g.dst) == 0
+	if c.cancel != nil {
+		r.Incomplete = append(r.Incomplete, fmt.Sprintf("check cancelled: %v", c.cancel))
+	}
+	if empty {
+		r.Incomplete = append(r.Incomplete, "empty transaction graph: no dependency between any two transactions could be inferred")
+	}
+	scope := fmt.Sprintf("%s over %s", plural(r.Txns, "txn"), plural(r.Keys, "key"))
+	models := strings.Join(c.models, ", ")
+	switch {
+	case len(r.AnomalyTypes) > 0:
+		r.Valid = Invalid
+		r.Summary = fmt.Sprintf("invalid: %s in %s", strings.Join(r.AnomalyTypes, ", "), scope)
+		if len(r.Not) > 0 {
+			r.Summary += "; not " + strings.Join(r.Not, ", ")
+		}
+	case c.cancel != nil || c.unknown || empty:
+		r.Valid = Unknown
+		r.Summary = fmt.Sprintf("unknown: %s (%s)", r.Incomplete[len(r.Incomplete)-1], scope)
+	default:
+		r.Valid = Valid
+		r.Summary = fmt.Sprintf("valid: no anomaly %s forbids in %s", models, scope)
+	}
+	r.Explanation = c.explanation(r, allowed, models)
+	return r
+}
+
+// explanation is the multi-line text of a result.
+func (c *checker) explanation(r *Result, allowed []string, models string) string {
+	h := c.h
+	var b strings.Builder
+	ok, info := 0, 0
+	for _, t := range h.txns {
+		switch t.st {
+		case committed:
+			ok++
+		case indeterminate:
+			info++
+		}
+	}
+	fmt.Fprintf(&b, "Checked %s (%d ok, %d info) over %s as %s against %s.\n",
+		plural(r.Txns, "transaction"), ok, info, plural(r.Keys, "key"), c.o.Workload, models)
+	if failed := len(h.txns) - ok - info; failed > 0 {
+		fmt.Fprintf(&b, "%s served only to spot reads of aborted writes.\n", plural(failed, "failed transaction"))
+	}
+	fmt.Fprintf(&b, "Verdict: %s.\n", r.Valid)
+	if len(r.Not) > 0 {
+		fmt.Fprintf(&b, "Ruled out: %s", strings.Join(r.Not, ", "))
+		if len(r.AlsoNot) > 0 {
+			fmt.Fprintf(&b, "; also %s", strings.Join(r.AlsoNot, ", "))
+		}
+		b.WriteString(".\n")
+	}
+	for _, typ := range r.AnomalyTypes {
+		n := r.Counts[typ]
+		fmt.Fprintf(&b, "\n%s: %d found", typ, n)
+		if n > len(r.Anomalies[typ]) {
+			fmt.Fprintf(&b, ", the first %d shown", len(r.Anomalies[typ]))
+		}
+		b.WriteString("\n")
+		for _, a := range r.Anomalies[typ] {
+			b.WriteString(indent(a.Explanation) + "\n")
+		}
+	}
+	if len(allowed) > 0 {
+		parts := make([]string, len(allowed))
+		for i, typ := range allowed {
+			parts[i] = fmt.Sprintf("%s (%d)", typ, r.Counts[typ])
+		}
+		fmt.Fprintf(&b, "\nAlso found, but allowed by %s: %s.\n", models, strings.Join(parts, ", "))
+	}
+	for _, n := range r.Incomplete {
+		fmt.Fprintf(&b, "\nIncomplete: %s.\n", n)
+	}
+	if h.ignored > 0 {
+		verb := "are not txns"
+		if h.ignored == 1 {
+			verb = "is not a txn"
+		}
+		fmt.Fprintf(&b, "\nIgnored %s that %s.\n", plural(h.ignored, "client op"), verb)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// plural spells a count of things.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// indent makes s a bullet: "  - " before its first line, four spaces before
+// the others.
+func indent(s string) string {
+	return "  - " + strings.ReplaceAll(s, "\n", "\n    ")
+}

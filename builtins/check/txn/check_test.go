@@ -1,0 +1,279 @@
+package txn
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/history"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func TestUnknownOnEmptyGraph(t *testing.T) {
+	cases := map[string][]string{
+		"nothing at all":      nil,
+		"only failed":         {"fail 0 [[:append :x 1]]", "fail 1 [[:r :x nil]]"},
+		"nothing in common":   {"ok 0 [[:append :x 1]]", "ok 1 [[:append :y 1]]"},
+		"only indeterminate":  {"info 0 [[:append :x 1]]"},
+		"reads of empty keys": {"ok 0 [[:r :x []]]", "ok 1 [[:r :y []]]"},
+	}
+	for name, lines := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := check(t, txns(t, lines...), la("serializable"))
+			if r.Valid != Unknown || !slices.ContainsFunc(r.Incomplete, func(s string) bool { return strings.Contains(s, "empty transaction graph") }) {
+				t.Fatalf("%s %v: %s", r.Valid, r.Incomplete, r.Summary)
+			}
+		})
+	}
+}
+
+// TestBudgetOverrun gives the cycle search no time at all on write skew: the
+// searches that may cost more than linear time stop at once, but the linear
+// G2-item search still proves a cycle exists. Snapshot isolation allows
+// G2-item yet forbids the G-single it could not rule out, so the verdict is
+// unknown; serializable forbids G2-item itself, so the verdict is invalid.
+func TestBudgetOverrun(t *testing.T) {
+	skew := appendCase(t, "G2-item write skew")
+	o := la("snapshot-isolation")
+	o.CycleSearchBudget = time.Nanosecond
+	r := check(t, txns(t, skew...), o)
+	if r.Valid != Unknown || !has(r, "G2-item") {
+		t.Fatalf("%s %v: %s", r.Valid, types(r), r.Explanation)
+	}
+	if len(r.Incomplete) != 1 || !strings.Contains(r.Incomplete[0], "a cycle exists (found G2-item)") ||
+		!strings.Contains(r.Incomplete[0], "SCC of 2 txns") || !strings.Contains(r.Incomplete[0], "G-single") {
+		t.Fatalf("incomplete: %q", r.Incomplete)
+	}
+	if !slices.Contains(r.Not, "repeatable-read") {
+		t.Errorf("the certain G2-item should rule out repeatable-read: %v", r.Not)
+	}
+	o.ConsistencyModels = []string{"serializable"}
+	if r := check(t, txns(t, skew...), o); r.Valid != Invalid {
+		t.Fatalf("serializable: %s", r.Summary)
+	}
+	// With the default budget the search finishes and SI holds.
+	o = la("snapshot-isolation")
+	if r := check(t, txns(t, skew...), o); r.Valid != Valid || len(r.Incomplete) != 0 {
+		t.Fatalf("default budget: %s %v", r.Summary, r.Incomplete)
+	}
+}
+
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r, err := Check(ctx, txns(t, "ok 0 [[:append :x 1]]", "ok 1 [[:r :x [1]]]"), la())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Valid != Unknown || !strings.Contains(r.Summary, "cancelled") {
+		t.Fatalf("%s: %s", r.Valid, r.Summary)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	cases := []struct {
+		name string
+		w    Workload
+		hist []string
+		want string
+	}{
+		{"value not a list", ListAppend, []string{"ok 0 5"}, "op 1: txn value 5 is not a list"},
+		{"micro-op not a list", ListAppend, []string{"ok 0 [5]"}, "op 1: micro-op 0 5: want [f key value]"},
+		{"micro-op too long", ListAppend, []string{"ok 0 [[:append :x 1 2]]"}, "op 1: micro-op 0"},
+		{"unknown function", ListAppend, []string{"ok 0 [[:inc :x 1]]"}, `op 1: micro-op 0 [:inc :x 1]: unknown function "inc"`},
+		{"function not a name", ListAppend, []string{"ok 0 [[1 :x 1]]"}, "function 1 is not a keyword or string"},
+		{"write in list-append", ListAppend, []string{"ok 0 [[:w :x 1]]"}, "w is not a list-append operation"},
+		{"append in rw-register", RWRegister, []string{"ok 0 [[:append :x 1]]"}, "append is not a rw-register operation"},
+		{"list-append read of a scalar", ListAppend, []string{"ok 0 [[:r :x 5]]"}, "op 1: micro-op 0 [:r :x 5]: a list-append read must return a list, not 5"},
+		{"write of nil", RWRegister, []string{"ok 0 [[:w :x nil]]"}, "writes nil"},
+		{"value appended twice", ListAppend, []string{"ok 0 [[:append :x 1]]", "ok 1 [[:append :x 1]]"},
+			"op 3: micro-op 0 [:append :x 1]: value 1 of key :x was already written by op 1"},
+		{"value written twice, one failed", RWRegister, []string{"fail 0 [[:w :x 1]]", "ok 1 [[:w :x 1.0]]"},
+			"op 3: micro-op 0 [:w :x 1.0]: value 1.0 of key :x was already written by op 0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Check(context.Background(), txns(t, tc.hist...), Options{Workload: tc.w})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// A value written twice to a key with many values goes through the map.
+	var many []string
+	for i := range smallKey + 5 {
+		many = append(many, fmt.Sprintf("ok 0 [[:append :x %d]]", i))
+	}
+	many = append(many, "ok 1 [[:append :x 3]]")
+	if _, err := Check(context.Background(), txns(t, many...), la()); err == nil || !strings.Contains(err.Error(), "already written by op 7") {
+		t.Fatalf("many values: %v", err)
+	}
+	// An unpaired completion.
+	ops := []history.Op{{Index: 0, Process: 0, Type: history.OK, F: "txn", Value: []any{}}}
+	if _, err := Check(context.Background(), ops, la()); err == nil || !strings.Contains(err.Error(), "op 0") {
+		t.Fatalf("unpaired: %v", err)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	cases := []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, "unknown workload"},
+		{Options{Workload: ListAppend, ConsistencyModels: []string{"causal+"}}, "unknown consistency model"},
+		{Options{Workload: ListAppend, Anomalies: []string{"G3"}}, `unknown anomaly "G3"`},
+		{Options{Workload: ListAppend, WritesFollowReads: true}, "writes-follow-reads applies to rw-register only"},
+	}
+	for _, tc := range cases {
+		if _, err := Check(context.Background(), nil, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestExtraAnomalies makes G2-item a failure under read-committed.
+func TestExtraAnomalies(t *testing.T) {
+	h := txns(t, appendCase(t, "G2-item write skew")...)
+	o := la("read-committed")
+	if r := check(t, h, o); r.Valid != Valid || !has(r, "G2-item") || len(r.AnomalyTypes) != 0 {
+		t.Fatalf("read-committed: %s %v", r.Valid, r.AnomalyTypes)
+	}
+	o.Anomalies = []string{"G2-item"}
+	if r := check(t, h, o); r.Valid != Invalid || !slices.Equal(r.AnomalyTypes, []string{"G2-item"}) {
+		t.Fatalf("with G2-item: %s %v", r.Valid, r.AnomalyTypes)
+	}
+}
+
+func TestCountsAndCap(t *testing.T) {
+	lines := []string{"ok 0 [[:append :y 1]]", "ok 0 [[:r :y [1]]]"}
+	for i := range MaxAnomaliesPerType + 20 {
+		lines = append(lines, fmt.Sprintf("ok 1 [[:r :k%d [7]]]", i))
+	}
+	r := check(t, txns(t, lines...), la())
+	if r.Counts["garbage-read"] != MaxAnomaliesPerType+20 || len(r.Anomalies["garbage-read"]) != MaxAnomaliesPerType {
+		t.Fatalf("counts %v, kept %d", r.Counts, len(r.Anomalies["garbage-read"]))
+	}
+	if !strings.Contains(r.Explanation, fmt.Sprintf("garbage-read: %d found, the first %d shown", MaxAnomaliesPerType+20, MaxAnomaliesPerType)) {
+		t.Errorf("explanation: %s", r.Explanation[:300])
+	}
+}
+
+// TestScopeAndIgnoredOps checks what the result says it consumed: failed
+// transactions, nemesis ops and non-txn ops do not count.
+func TestScopeAndIgnoredOps(t *testing.T) {
+	h := txns(t, "ok 0 [[:append :x 1]]", "fail 1 [[:append :z 1]]", "info 2 [[:append :y 1]]", "ok 3 [[:r :x [1]]]")
+	h = append(h,
+		history.Op{Process: history.NemesisProcess, Type: history.Info, F: "start-partition"},
+		history.Op{Process: history.NemesisProcess, Type: history.Info, F: "start-partition"},
+		history.Op{Process: 9, Type: history.Invoke, F: "read"},
+		history.Op{Process: 9, Type: history.OK, F: "read", Value: int64(3)},
+	)
+	for i := range h {
+		h[i].Index = int64(i)
+	}
+	r := check(t, h, la())
+	if r.Txns != 3 || r.Keys != 2 || r.Valid != Valid {
+		t.Fatalf("txns %d keys %d valid %s", r.Txns, r.Keys, r.Valid)
+	}
+	if !strings.Contains(r.Explanation, "Ignored 1 client op that is not a txn") ||
+		!strings.Contains(r.Explanation, "Checked 3 transactions (2 ok, 1 info) over 2 keys") ||
+		!strings.Contains(r.Explanation, "1 failed transaction served only to spot reads of aborted writes") {
+		t.Errorf("explanation:\n%s", r.Explanation)
+	}
+	if r.Summary != "valid: no anomaly strict-serializable forbids in 3 txns over 2 keys" {
+		t.Errorf("summary: %s", r.Summary)
+	}
+}
+
+// TestAnomalyOps checks that anomalies cite completion indices, and the
+// invocation index of a transaction that never completed.
+func TestAnomalyOps(t *testing.T) {
+	r := check(t, txns(t,
+		"invoke 0 [[:append :x 1] [:append :y 1]]",
+		"ok 1 [[:r :x []] [:r :y [1]]]",
+		"ok 2 [[:r :x [1]]]",
+	), la("serializable"))
+	a := r.Anomalies["G-single"]
+	if len(a) != 1 || !slices.Equal(slices.Sorted(slices.Values(a[0].Ops)), []int{0, 2}) {
+		t.Fatalf("%+v\n%s", a, r.Explanation)
+	}
+}
+
+// TestExplanationGolden pins the text and DOT people read for a few classic
+// anomalies.
+func TestExplanationGolden(t *testing.T) {
+	wfr := rr("serializable")
+	wfr.WritesFollowReads = true
+	cases := []struct {
+		file string
+		hist []string
+		o    Options
+	}{
+		{"g1c-readme", appendCase(t, "G1c cyclic information flow"), la("serializable")},
+		{"stale-read", []string{"ok 0 [[:append :x 1]]", "ok 1 [[:r :x []]]", "ok 2 [[:r :x [1]]]"}, la()},
+		{"lost-update", appendCase(t, "lost update"), la("serializable")},
+		{"incompatible-order", appendCase(t, "incompatible order"), la("serializable")},
+		{"register-cyclic-versions", []string{"ok 0 [[:r :x 1] [:w :x 2]]", "ok 1 [[:r :x 2] [:w :x 1]]"}, wfr},
+		{"register-g-single", []string{"ok 0 [[:w :x 1] [:w :y 1]]", "ok 1 [[:r :x nil] [:r :y 1]]"}, rr("serializable")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.file, func(t *testing.T) {
+			r := check(t, txns(t, tc.hist...), tc.o)
+			var b strings.Builder
+			b.WriteString(r.Summary + "\n\n" + r.Explanation + "\n")
+			for _, typ := range r.AnomalyTypes {
+				for _, a := range r.Anomalies[typ] {
+					if a.DOT != "" {
+						b.WriteString("\n" + a.DOT)
+					}
+				}
+			}
+			golden(t, tc.file+".txt", b.String())
+		})
+	}
+}
+
+// golden compares got with testdata/name, rewriting it under -update. A
+// missing golden file fails the test.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// TestHugeCycleIsElided checks that a 500-transaction cycle is found whole
+// but shown with its middle elided, in text and in DOT.
+func TestHugeCycleIsElided(t *testing.T) {
+	r := check(t, ring(500), la("serializable"))
+	a := r.Anomalies["G2-item"]
+	if r.Valid != Invalid || len(a) != 1 || len(a[0].Ops) != 500 {
+		t.Fatalf("%s %v", r.Summary, types(r))
+	}
+	// 40 transactions shown, linked by 29 + 10 explained steps, with one
+	// step into the elided middle and one out of it.
+	x, dot := a[0].Explanation, a[0].DOT
+	if !strings.Contains(x, "(460 transactions in the middle of the cycle are not shown)") ||
+		strings.Count(x, " = op ") != 40 || strings.Count(x, "-rw-> T") != 39 || strings.Count(x, "-rw-> ... (elided)") != 1 ||
+		strings.Count(dot, "\\n") != 40 || strings.Count(dot, " -> ") != 41 || !strings.Contains(dot, "… 461 more steps …") {
+		t.Fatalf("not elided as expected:\n%s\n%s", a[0].Explanation, a[0].DOT)
+	}
+}

@@ -1,0 +1,66 @@
+package txn
+
+// processEdges links each transaction to the one before it on the same
+// process. Only a committed transaction can be the earlier one: an
+// indeterminate one may take effect at any time up to the end of the history.
+func (h *hist) processEdges(e *edges) {
+	last := make(map[int]int32)
+	for t := int32(0); t < int32(len(h.txns)); t++ {
+		tr := &h.txns[t]
+		if tr.st == aborted {
+			continue
+		}
+		if prev, ok := last[tr.process]; ok {
+			e.add(prev, t, process)
+		}
+		if tr.st == committed {
+			last[tr.process] = t
+		}
+	}
+}
+
+// realtimeEdges links transactions that completed before another was invoked,
+// as a transitive reduction: walking the history in order, it keeps a frontier
+// of completed transactions that no later-completed one is known to follow.
+// An invocation links from every transaction on the frontier; a completion
+// joins the frontier and removes the transactions it was linked from, since
+// anything invoked later reaches them through it. Edges number at most the
+// transactions times the concurrency, instead of quadratically many.
+// Indeterminate transactions never complete, so they are never on the
+// frontier.
+func (h *hist) realtimeEdges(e *edges) {
+	// events[pos] is t+1 for the invocation of t, -(t+1) for the completion
+	// of committed t, 0 for anything else.
+	events := make([]int32, len(h.ops))
+	for t := range h.txns {
+		tr := &h.txns[t]
+		if tr.st == aborted {
+			continue
+		}
+		events[tr.inv] = int32(t) + 1
+		if tr.st == committed {
+			events[tr.comp] = -int32(t) - 1
+		}
+	}
+	var frontier []int32
+	for _, ev := range events {
+		switch {
+		case ev > 0:
+			for _, f := range frontier {
+				e.add(f, ev-1, realtime)
+			}
+		case ev < 0:
+			// t was linked from exactly the frontier members that had
+			// completed before it was invoked.
+			t := -ev - 1
+			inv := h.txns[t].inv
+			kept := frontier[:0]
+			for _, f := range frontier {
+				if h.txns[f].comp > inv {
+					kept = append(kept, f)
+				}
+			}
+			frontier = append(kept, t)
+		}
+	}
+}
