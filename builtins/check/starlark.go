@@ -13,13 +13,15 @@ import (
 //
 //	check.linearizable(model="cas-register", init=None)
 //	check.stats()
+//	check.transactional(workload="list-append", consistency_models=["serializable"])
 //	check.compose([check.linearizable(), check.stats()])
 var Module = &starlarkstruct.Module{
 	Name: "check",
 	Members: starlark.StringDict{
-		"linearizable": starlark.NewBuiltin("check.linearizable", starLinearizable),
-		"stats":        starlark.NewBuiltin("check.stats", starStats),
-		"compose":      starlark.NewBuiltin("check.compose", starCompose),
+		"linearizable":  starlark.NewBuiltin("check.linearizable", starLinearizable),
+		"stats":         starlark.NewBuiltin("check.stats", starStats),
+		"transactional": starlark.NewBuiltin("check.transactional", starTransactional),
+		"compose":       starlark.NewBuiltin("check.compose", starCompose),
 	},
 }
 
@@ -73,6 +75,28 @@ func starLinearizable(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, fmt.Errorf("%s: init: %w", b.Name(), err)
 	}
 	c, err := Linearizable(LinearizableOptions{Model: model, Init: iv})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// starTransactional is check.transactional(workload, consistency_models=[]).
+func starTransactional(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var workload string
+	var models *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workload", &workload, "consistency_models?", &models); err != nil {
+		return nil, err
+	}
+	o := TransactionalOptions{Workload: workload}
+	for i := 0; models != nil && i < models.Len(); i++ {
+		m, ok := starlark.AsString(models.Index(i))
+		if !ok {
+			return nil, fmt.Errorf("%s: consistency_models[%d] is a %s, want a string", b.Name(), i, models.Index(i).Type())
+		}
+		o.ConsistencyModels = append(o.ConsistencyModels, m)
+	}
+	c, err := Transactional(o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 
 type checkFlags struct {
 	model   string
+	cms     []string
 	init    string
 	format  string
 	timeout time.Duration
@@ -38,7 +40,9 @@ func newCheckCmd() *cobra.Command {
 		Long: `Check one or more recorded histories against a consistency model. Several
 files are checked in parallel; each gets one line, then a summary table.
 
-Models: ` + strings.Join(check.Models(), ", ") + `
+Models: ` + strings.Join(allModels(), ", ") + `
+(list-append and rw-register are transactional, checked Elle-style for the
+anomalies --consistency-model forbids; default strict-serializable.)
 
 A history may be Jepsen's history.edn (a vector of op maps or one map per
 line), a Jepsen log (jepsen.util lines), or faultline's history.jsonl; the
@@ -52,18 +56,39 @@ check), 3 input rejected (the message names file:line and what was expected),
 		Example: `  faultline check --model cas-register etcd_000.log
   faultline check --model kv --format edn c10-ok.txt c10-bad.txt
   faultline check --model multi-register --init '{x:0,y:0}' history.edn
-  faultline check --model register --json history.jsonl`,
+  faultline check --model register --json history.jsonl
+  faultline check --model list-append --consistency-model serializable history.edn`,
 		Args: minArgs(1, "HISTORY file"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(cmd, f, args) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "consistency model: "+strings.Join(check.Models(), ", ")+" (required)")
+	fl.StringVar(&f.model, "model", "", "model: "+strings.Join(allModels(), ", ")+" (required)")
+	fl.StringArrayVar(&f.cms, "consistency-model", nil, "for list-append/rw-register: a model to check (repeatable)")
 	fl.StringVar(&f.init, "init", "nil", "initial state: nil, 0, \"s\", {x:0,y:0}")
 	fl.StringVar(&f.format, "format", "auto", "history format: auto, edn, jepsen-log, jsonl")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "bound on the search per history (0 = none)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
 	fl.StringVar(&f.out, "out", "", "write explanations and HTML visualizations under DIR/<history name>/")
 	return cmd
+}
+
+// allModels lists every --model value.
+func allModels() []string {
+	return append(check.Models(), check.TransactionalWorkloads...)
+}
+
+// newChecker builds the checker --model names.
+func newChecker(f checkFlags, init any) (check.Checker, error) {
+	if slices.Contains(check.TransactionalWorkloads, f.model) {
+		if f.init != "nil" {
+			return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)
+		}
+		return check.Transactional(check.TransactionalOptions{Workload: f.model, ConsistencyModels: f.cms})
+	}
+	if len(f.cms) > 0 {
+		return nil, fmt.Errorf("--consistency-model applies to list-append and rw-register, not %s", f.model)
+	}
+	return check.Linearizable(check.LinearizableOptions{Model: f.model, Init: init})
 }
 
 // checkOutcome is one history's result, or why it could not be checked.
@@ -80,7 +105,7 @@ type checkOutcome struct {
 
 func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	if f.model == "" {
-		return usageErr("check: --model is required (one of %s)", strings.Join(check.Models(), ", "))
+		return usageErr("check: --model is required (one of %s)", strings.Join(allModels(), ", "))
 	}
 	format, err := history.ParseFormat(f.format)
 	if err != nil {
@@ -90,9 +115,9 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	if err != nil {
 		return usageErr("check: --init: %w", err)
 	}
-	checker, err := check.Linearizable(check.LinearizableOptions{Model: f.model, Init: init})
+	checker, err := newChecker(f, init)
 	if err != nil {
-		return usageErr("check: --model: %w", err)
+		return usageErr("check: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()

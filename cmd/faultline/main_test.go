@@ -181,3 +181,28 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d out %q", code, out)
 	}
 }
+
+func TestCheckTransactional(t *testing.T) {
+	hist := filepath.Join("testdata", "write-skew.edn")
+	cases := []struct {
+		args []string
+		want int
+		text string
+	}{
+		{[]string{"--consistency-model", "serializable"}, exitFail, "G2-item"},
+		{[]string{"--consistency-model", "snapshot-isolation"}, exitOK, "VALID"},
+		{nil, exitFail, "G2-item"}, // strict-serializable by default
+		{[]string{"--consistency-model", "bogus"}, exitUsage, ""},
+		{[]string{"--init", "0"}, exitUsage, ""},
+	}
+	for _, c := range cases {
+		args := append([]string{"check", "--model", "list-append"}, c.args...)
+		code, out, errOut := runCLI(t, append(args, hist)...)
+		if code != c.want || !strings.Contains(out, c.text) {
+			t.Errorf("%v: exit %d (want %d), output lacks %q:\n%s%s", c.args, code, c.want, c.text, out, errOut)
+		}
+	}
+	if code, _, _ := runCLI(t, "check", "--model", "register", "--consistency-model", "serializable", hist); code != exitUsage {
+		t.Errorf("--consistency-model with a linearizability model: exit %d, want %d", code, exitUsage)
+	}
+}
