@@ -5,13 +5,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // parseBudget reads a tier's value: either a size ("3 nodes, 2 min, 0 faults,
 // 1 seed, ≥2k ops") or the disclosure "not provided — <reason>. Revisit when:
 // <condition>." Dimensions it cannot read stay zero; Lint decides which missing
 // ones matter.
-func parseBudget(tier Tier, f *Field) *Budget {
+func parseBudget(tier verdict.Tier, f *Field) *Budget {
 	b := &Budget{Tier: tier, Raw: f.Value, Pos: f.Pos}
 	if d, ok := parseDisclosure(f.Value); ok {
 		b.NotProvided = d

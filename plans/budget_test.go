@@ -3,6 +3,8 @@ package plans
 import (
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 func TestParseBudget(t *testing.T) {
@@ -24,8 +26,8 @@ func TestParseBudget(t *testing.T) {
 		{"99999999999999999999 minutes", Budget{}},
 	}
 	for _, c := range cases {
-		b := parseBudget(Hardening, &Field{Value: c.value})
-		c.want.Tier, c.want.Raw = Hardening, c.value
+		b := parseBudget(verdict.TierHardening, &Field{Value: c.value})
+		c.want.Tier, c.want.Raw = verdict.TierHardening, c.value
 		if !sameBudget(*b, c.want) {
 			t.Errorf("%q:\n got %+v (faults %v)\nwant %+v (faults %v)", c.value, *b, deref(b.Faults), c.want, deref(c.want.Faults))
 		}

@@ -1,56 +1,16 @@
 package plans
 
-import "strings"
+import (
+	"slices"
+	"strings"
 
-// Category is a claim category of §1b (spec §1.3).
-type Category string
-
-// The claim categories. Gating depends on them, so an unknown one is an error.
-const (
-	Safety      Category = "safety"
-	Liveness    Category = "liveness"
-	Durability  Category = "durability"
-	Performance Category = "performance-SLO"
-	Operational Category = "operational"
-	Idempotency Category = "idempotency"
-	Isolation   Category = "isolation" // consistency anomalies (G2-item, serializability)
-	Ordering    Category = "ordering"
-	Membership  Category = "membership"
-	Boundary    Category = "boundary" // tenancy, authz, namespace, routing, cross-API access
-	Fairness    Category = "fairness" // per-group performance
+	"github.com/faultline/faultline/verdict"
 )
-
-// Categories lists every category in spec order.
-var Categories = []Category{Safety, Liveness, Durability, Performance, Operational,
-	Idempotency, Isolation, Ordering, Membership, Boundary, Fairness}
-
-// Serious reports whether a claim of this category makes §7.M mandatory.
-func (c Category) Serious() bool {
-	switch c {
-	case Safety, Durability, Idempotency, Isolation, Ordering, Membership:
-		return true
-	}
-	return false
-}
-
-// Surface reports whether a claim of this category makes §7.M.S mandatory.
-func (c Category) Surface() bool { return c == Boundary || c == Fairness }
-
-// categoryAliases maps the spellings seen in plans to a category. The boundary
-// aliases are the concepts the spec says "boundary" subsumes.
-var categoryAliases = map[string]Category{
-	"safety": Safety, "liveness": Liveness, "durability": Durability,
-	"performance-slo": Performance, "performance": Performance, "performance slo": Performance,
-	"perf": Performance, "slo": Performance, "operational": Operational,
-	"idempotency": Idempotency, "isolation": Isolation, "ordering": Ordering,
-	"membership": Membership, "boundary": Boundary, "tenancy": Boundary, "authz": Boundary,
-	"namespace": Boundary, "routing": Boundary, "fairness": Fairness,
-}
 
 // parseCategories reads a §1b Category cell such as "durability / safety" or
 // "`performance` (inferred)". It returns the known categories (deduplicated, in
-// order) and the words it could not place.
-func parseCategories(cell string) (cats []Category, unknown []string) {
+// order) and the words it could not place; verdict owns the words themselves.
+func parseCategories(cell string) (cats []verdict.ClaimCategory, unknown []string) {
 	cell = dropParens(plain(cell))
 	// Split on every separator; "performance / SLO" then yields one category twice.
 	parts := strings.FieldsFunc(cell, func(r rune) bool {
@@ -58,30 +18,20 @@ func parseCategories(cell string) (cats []Category, unknown []string) {
 	})
 	for _, part := range parts {
 		for _, word := range splitAnd(part) {
-			key := strings.ToLower(strings.Join(strings.Fields(word), " "))
-			if key == "" {
+			if strings.TrimSpace(word) == "" {
 				continue
 			}
-			c, ok := categoryAliases[key]
+			c, ok := verdict.LookupCategory(word)
 			if !ok {
 				unknown = append(unknown, word)
 				continue
 			}
-			if !containsCat(cats, c) {
+			if !slices.Contains(cats, c) {
 				cats = append(cats, c)
 			}
 		}
 	}
 	return cats, unknown
-}
-
-func containsCat(cs []Category, c Category) bool {
-	for _, x := range cs {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // splitAnd splits "safety and durability" into its words.
@@ -114,19 +64,6 @@ func dropParens(s string) string {
 	}
 	return b.String()
 }
-
-// Tier is a budget tier.
-type Tier string
-
-// The three budget tiers, weakest first.
-const (
-	Smoke     Tier = "smoke"
-	Hardening Tier = "hardening"
-	Release   Tier = "release"
-)
-
-// Tiers lists the tiers weakest first.
-var Tiers = []Tier{Smoke, Hardening, Release}
 
 // Models lists the "Model under test" values of §7.M; other(<name>) is also valid.
 var Models = []string{"register", "map", "queue", "log", "lock", "lease", "session",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // Lint checks a parsed plan: the halt rule (every scenario and arm has an
@@ -137,20 +139,12 @@ func (l *linter) claims() {
 		switch {
 		case len(c.Unknown) > 0:
 			l.report("category-unknown", c.Pos, "", "§1b", fmt.Sprintf("claim %s has category %q, which is not a claim category; gating cannot be decided",
-				c.ID, strings.Join(c.Unknown, ", ")), "use "+categoryList()+", joined by /")
+				c.ID, strings.Join(c.Unknown, ", ")), "use "+verdict.CategoryNames()+", joined by /")
 		case len(c.Categories) == 0:
 			l.report("category-unknown", c.Pos, "", "§1b", "claim "+c.ID+" has no category; gating cannot be decided",
-				"fill the Category cell with "+categoryList())
+				"fill the Category cell with "+verdict.CategoryNames())
 		}
 	}
-}
-
-func categoryList() string {
-	names := make([]string, len(Categories))
-	for i, c := range Categories {
-		names[i] = string(c)
-	}
-	return strings.Join(names, ", ")
 }
 
 func (l *linter) scenarios() {

@@ -2,32 +2,35 @@ package plans
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // budgets checks each tier of a unit (present, bounded, disclosed in full),
 // then hardening against smoke and against the executor's floors.
 func (l *linter) budgets(u unit) {
-	fields := map[Tier]string{Smoke: FieldSmoke, Hardening: FieldHardening, Release: FieldRelease}
-	for _, t := range Tiers {
+	fields := map[verdict.Tier]string{verdict.TierSmoke: FieldSmoke, verdict.TierHardening: FieldHardening, verdict.TierRelease: FieldRelease}
+	for t := range verdict.Tiers() {
 		b := u.budget(t)
 		name := fields[t]
 		switch {
 		case b == nil:
 			fix := "add `- **" + name + ":** <nodes>, <duration>, <faults>, <seeds>, <ops>`"
-			if t == Release {
+			if t == verdict.TierRelease {
 				fix = "add `- **Release budget:** ...` or `not provided — <reason>. Revisit when: <condition>.`"
 			}
 			l.report("budget-missing", u.pos(), u.id(), name, "no "+string(t)+" budget", fix)
 		case b.NotProvided != nil:
 			l.disclosure(u, name, b)
-		case isPlaceholder(plain(b.Raw)) && t == Release:
+		case isPlaceholder(plain(b.Raw)) && t == verdict.TierRelease:
 			l.report("release-disclosure", b.Pos, u.id(), name, "release budget "+quote(b.Raw)+" is a placeholder",
 				"declare it, or write `not provided — <reason>. Revisit when: <condition>.`")
 		case isPlaceholder(plain(b.Raw)):
 			l.report("budget-missing", b.Pos, u.id(), name, string(t)+" budget "+quote(b.Raw)+" is a placeholder",
 				"state nodes, duration, faults, seeds and ops")
-		case t != Release && b.Duration == 0 && b.Ops == 0:
+		case t != verdict.TierRelease && b.Duration == 0 && b.Ops == 0:
 			l.report("budget-unbounded", b.Pos, u.id(), name, string(t)+" budget states neither a duration nor an op count",
 				"add a duration (`2 min`) or an op count (`≥2k ops`)")
 		}
@@ -39,10 +42,10 @@ func (l *linter) budgets(u unit) {
 func (l *linter) disclosure(u unit, name string, b *Budget) {
 	d := b.NotProvided
 	switch {
-	case b.Tier == Smoke:
+	case b.Tier == verdict.TierSmoke:
 		l.report("budget-missing", b.Pos, u.id(), name, "the smoke budget cannot be not provided; it is the first thing that runs",
 			"state the smallest configuration that exercises the scenario")
-	case b.Tier == Hardening:
+	case b.Tier == verdict.TierHardening:
 		l.report("hardening-not-provided", b.Pos, u.id(), name, "hardening tier not provided: this scenario can reach PASS-smoke at most",
 			"declare a hardening budget strictly stronger than smoke")
 	case d.Reason == "" || d.RevisitWhen == "":
@@ -53,7 +56,7 @@ func (l *linter) disclosure(u unit, name string, b *Budget) {
 
 // stronger checks that hardening beats smoke on every dimension smoke states.
 func (l *linter) stronger(u unit) {
-	s, h := u.budget(Smoke), u.budget(Hardening)
+	s, h := u.budget(verdict.TierSmoke), u.budget(verdict.TierHardening)
 	if s == nil || h == nil || s.NotProvided != nil || h.NotProvided != nil {
 		return
 	}
@@ -101,7 +104,7 @@ const (
 )
 
 func (l *linter) floors(u unit) {
-	h := u.budget(Hardening)
+	h := u.budget(verdict.TierHardening)
 	if h == nil || h.NotProvided != nil {
 		return
 	}
@@ -110,7 +113,7 @@ func (l *linter) floors(u unit) {
 		l.report("budget-floor", h.Pos, u.id(), FieldHardening, fmt.Sprintf("history-checked hardening run of %d ops; the floor is %d", h.Ops, minHistoryOps),
 			"raise the op count to ≥10k")
 	}
-	if (containsCat(g.Categories, Performance) || containsCat(g.Categories, Fairness)) && h.Seeds < minStatisticalSeeds {
+	if (slices.Contains(g.Categories, verdict.Performance) || slices.Contains(g.Categories, verdict.Fairness)) && h.Seeds < minStatisticalSeeds {
 		got := "states no seed count"
 		if h.Seeds > 0 {
 			got = fmt.Sprintf("runs %d seed(s)", h.Seeds)

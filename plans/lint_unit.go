@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // unit is what gets a verdict: a scenario without arms, or one arm.
@@ -30,7 +32,7 @@ func (u unit) pos() Pos {
 func (u unit) field(name string) *Field { return u.s.FieldFor(u.a, name) }
 
 // budget returns the arm's own tier, or the scenario's.
-func (u unit) budget(t Tier) *Budget {
+func (u unit) budget(t verdict.Tier) *Budget {
 	if u.a != nil {
 		if b := u.a.Budgets.Tier(t); b != nil {
 			return b
@@ -99,7 +101,7 @@ func (l *linter) gating(s *Scenario) {
 			"write `§7.M: not applicable (no gated claim category falsified)`")
 	}
 	if g.Surface && s.Surface == nil {
-		l.report("surface-required", s.Pos, s.ID, "§7.M.S", "falsifies "+l.gatedClaims(s, Category.Surface)+" but has no §7.M.S block",
+		l.report("surface-required", s.Pos, s.ID, "§7.M.S", "falsifies "+l.gatedClaims(s, verdict.ClaimCategory.Surface)+" but has no §7.M.S block",
 			"add `#### §7.M.S — Surface decomposition` with Surfaces, Operations, Adversarial inputs, Positive controls, "+
 				"Negative controls, Delayed / async paths, Observability paths and Scenario arms")
 	}
@@ -109,7 +111,7 @@ func (l *linter) gating(s *Scenario) {
 	}
 	var missing []string
 	required := surfaceRequired
-	if containsCat(g.Categories, Fairness) {
+	if slices.Contains(g.Categories, verdict.Fairness) {
 		required = slices.Concat(required, []string{FieldGroup, FieldThresholds})
 	}
 	for _, name := range required {
@@ -138,7 +140,7 @@ func anyArmModel(s *Scenario) bool {
 
 // gatedClaims names the claims of s whose category passes keep, with their
 // categories: "C1 (safety), C2 (durability)".
-func (l *linter) gatedClaims(s *Scenario, keep func(Category) bool) string {
+func (l *linter) gatedClaims(s *Scenario, keep func(verdict.ClaimCategory) bool) string {
 	var parts []string
 	for _, id := range s.Falsifies {
 		c := l.p.Claim(id)
@@ -245,7 +247,7 @@ func (l *linter) oracle(u unit) {
 				"drop it, or replace it with a predicate")
 		}
 		if u.s.Gate.Serious && c.OnlyWeak() {
-			l.report("oracle-weak", f.Pos, u.id(), FieldOracle, "a final-state invariant alone cannot back "+l.gatedClaims(u.s, Category.Serious),
+			l.report("oracle-weak", f.Pos, u.id(), FieldOracle, "a final-state invariant alone cannot back "+l.gatedClaims(u.s, verdict.ClaimCategory.Serious),
 				"pair it with a history checker such as no-lost-ack or linearizable")
 		}
 	}
@@ -291,7 +293,7 @@ func (l *linter) model(u unit) {
 	}
 	m := u.model()
 	if m == nil {
-		msg := "falsifies " + l.gatedClaims(u.s, Category.Serious) + " but has no §7.M block"
+		msg := "falsifies " + l.gatedClaims(u.s, verdict.ClaimCategory.Serious) + " but has no §7.M block"
 		if u.s.ModelNA != nil {
 			msg += " (its `§7.M: not applicable` line is wrong)"
 		}

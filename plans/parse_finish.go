@@ -2,7 +2,10 @@ package plans
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // finish resolves what needs the whole file: claim references, budgets,
@@ -93,9 +96,9 @@ func (ps *parser) listArms(s *Scenario, sb *SurfaceBlock) {
 func finishBody(b *Body) {
 	tiers := []struct {
 		name string
-		tier Tier
+		tier verdict.Tier
 		dst  **Budget
-	}{{FieldSmoke, Smoke, &b.Budgets.Smoke}, {FieldHardening, Hardening, &b.Budgets.Hardening}, {FieldRelease, Release, &b.Budgets.Release}}
+	}{{FieldSmoke, verdict.TierSmoke, &b.Budgets.Smoke}, {FieldHardening, verdict.TierHardening, &b.Budgets.Hardening}, {FieldRelease, verdict.TierRelease, &b.Budgets.Release}}
 	for _, t := range tiers {
 		if f := b.Field(t.name); f != nil {
 			*t.dst = parseBudget(t.tier, f)
@@ -150,7 +153,7 @@ func (ps *parser) gate(claims []string) Gate {
 			continue
 		}
 		for _, cat := range c.Categories {
-			if !containsCat(g.Categories, cat) {
+			if !slices.Contains(g.Categories, cat) {
 				g.Categories = append(g.Categories, cat)
 			}
 			g.Serious = g.Serious || cat.Serious()

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // testPlans are the plans in testdata/; the first three are also the examples
@@ -292,13 +294,13 @@ func TestParseClaimsTable(t *testing.T) {
 		t.Fatalf("claims: %+v", p.Claims)
 	}
 	c1, c2, c3 := p.Claims[0], p.Claims[1], p.Claims[2]
-	if c1.ID != "C1" || c1.Text != "uses `a|b` inside code" || !slices.Equal(c1.Categories, []Category{Safety, Durability}) || c1.Pos.Line != 4 {
+	if c1.ID != "C1" || c1.Text != "uses `a|b` inside code" || !slices.Equal(c1.Categories, []verdict.ClaimCategory{verdict.Safety, verdict.Durability}) || c1.Pos.Line != 4 {
 		t.Errorf("C1: %+v", c1)
 	}
-	if c2.Text != "p99 | p50" || !slices.Equal(c2.Categories, []Category{Performance}) {
+	if c2.Text != "p99 | p50" || !slices.Equal(c2.Categories, []verdict.ClaimCategory{verdict.Performance}) {
 		t.Errorf("C2: %+v", c2)
 	}
-	if !slices.Equal(c3.Categories, []Category{Liveness}) || !slices.Equal(c3.Unknown, []string{"correctness"}) || c3.Inferred != "partial — z" {
+	if !slices.Equal(c3.Categories, []verdict.ClaimCategory{verdict.Liveness}) || !slices.Equal(c3.Unknown, []string{"correctness"}) || c3.Inferred != "partial — z" {
 		t.Errorf("C3: %+v", c3)
 	}
 	if !slices.Equal(rulesOf(ds), []string{"title", "table-row"}) {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // Pos is a place in a plan file. Line is 1-based; the zero Pos means "nowhere".
@@ -78,14 +80,14 @@ type Section struct {
 
 // Claim is one row of §1b.
 type Claim struct {
-	ID         string     `json:"id"`
-	Text       string     `json:"text"`
-	Category   string     `json:"category"`   // the cell as written
-	Categories []Category `json:"categories"` // the known categories in it
-	Unknown    []string   `json:"unknown,omitempty"`
-	Source     string     `json:"source"`
-	Inferred   string     `json:"inferred"`
-	Pos        Pos        `json:"pos"`
+	ID         string                  `json:"id"`
+	Text       string                  `json:"text"`
+	Category   string                  `json:"category"`   // the cell as written
+	Categories []verdict.ClaimCategory `json:"categories"` // the known categories in it
+	Unknown    []string                `json:"unknown,omitempty"`
+	Source     string                  `json:"source"`
+	Inferred   string                  `json:"inferred"`
+	Pos        Pos                     `json:"pos"`
 }
 
 // Hypothesis is one "H<n>." item of §4.
@@ -197,9 +199,9 @@ type Arm struct {
 // Gate says which extra discipline a scenario owes, from the categories of the
 // claims it falsifies (spec §1.3).
 type Gate struct {
-	Categories []Category `json:"categories"`
-	Serious    bool       `json:"serious"` // §7.M mandatory
-	Surface    bool       `json:"surface"` // §7.M.S mandatory
+	Categories []verdict.ClaimCategory `json:"categories"`
+	Serious    bool                    `json:"serious"` // §7.M mandatory
+	Surface    bool                    `json:"surface"` // §7.M.S mandatory
 }
 
 // ModelBlock is a "§7.M — Model / history / checker discipline" block.
@@ -243,13 +245,13 @@ type Budgets struct {
 }
 
 // Tier returns the budget of tier t, or nil.
-func (b *Budgets) Tier(t Tier) *Budget {
+func (b *Budgets) Tier(t verdict.Tier) *Budget {
 	switch t {
-	case Smoke:
+	case verdict.TierSmoke:
 		return b.Smoke
-	case Hardening:
+	case verdict.TierHardening:
 		return b.Hardening
-	case Release:
+	case verdict.TierRelease:
 		return b.Release
 	}
 	return nil
@@ -259,7 +261,7 @@ func (b *Budgets) Tier(t Tier) *Budget {
 // budget does not state it; Faults is nil when unstated because 0 faults is a
 // real (smoke) budget.
 type Budget struct {
-	Tier        Tier          `json:"tier"`
+	Tier        verdict.Tier  `json:"tier"`
 	Raw         string        `json:"raw"`
 	Pos         Pos           `json:"pos"`
 	Nodes       int           `json:"nodes,omitempty"`

@@ -32,6 +32,28 @@ var categories = []ClaimCategory{
 	Isolation, Ordering, Membership, Boundary, Fairness,
 }
 
+// categoryAliases maps every spelling plan prose uses, lower-cased with single
+// spaces, to its category. The boundary aliases are the concepts the spec says
+// "boundary" subsumes.
+var categoryAliases = map[string]ClaimCategory{
+	"safety": Safety, "liveness": Liveness, "durability": Durability,
+	"performance-slo": Performance, "performance": Performance, "performance slo": Performance,
+	"perf": Performance, "slo": Performance, "operational": Operational,
+	"idempotency": Idempotency, "isolation": Isolation, "ordering": Ordering,
+	"membership": Membership, "boundary": Boundary, "tenancy": Boundary, "authz": Boundary,
+	"namespace": Boundary, "routing": Boundary, "fairness": Fairness,
+}
+
+// LookupCategory reads one category word of plan prose, accepting the aliases
+// real plans write ("perf", "SLO", "tenancy", "authz", ...). Matching ignores
+// case and runs of white space. It is looser than ParseCategories, which reads
+// a cell of canonical names, because a plan linter must place every word a
+// human wrote and name the ones it cannot.
+func LookupCategory(word string) (ClaimCategory, bool) {
+	c, ok := categoryAliases[strings.ToLower(strings.Join(strings.Fields(word), " "))]
+	return c, ok
+}
+
 // ParseCategories reads one Category cell of the §1b table. A cell may combine
 // categories with "/" ("safety/durability"); "performance" is an alias of
 // "performance-SLO". Matching ignores case and surrounding spaces; repeats are
@@ -44,7 +66,7 @@ func ParseCategories(cell string) ([]ClaimCategory, error) {
 	for _, tok := range strings.Split(cell, "/") {
 		c, ok := parseCategory(strings.TrimSpace(tok))
 		if !ok {
-			return nil, fmt.Errorf("claim category %q: want one of %s (combine with /)", tok, categoryNames())
+			return nil, fmt.Errorf("claim category %q: want one of %s (combine with /)", tok, CategoryNames())
 		}
 		if !slices.Contains(out, c) {
 			out = append(out, c)
@@ -65,13 +87,29 @@ func parseCategory(s string) (ClaimCategory, bool) {
 	return "", false
 }
 
-func categoryNames() string {
+// CategoryNames lists the eleven canonical names in the spec's order, comma
+// separated, for messages that tell an author what to write.
+func CategoryNames() string {
 	names := make([]string, len(categories))
 	for i, c := range categories {
 		names[i] = string(c)
 	}
 	return strings.Join(names, ", ")
 }
+
+// Serious reports whether a claim of category c makes a scenario SERIOUS
+// (§1.3); see the function Serious.
+func (c ClaimCategory) Serious() bool {
+	switch c {
+	case Safety, Durability, Idempotency, Isolation, Ordering, Membership:
+		return true
+	}
+	return false
+}
+
+// Surface reports whether a claim of category c makes a scenario a SURFACE
+// scenario (§1.3); see the function Surface.
+func (c ClaimCategory) Surface() bool { return c == Boundary || c == Fairness }
 
 // containsAny reports whether have holds any of want.
 func containsAny[T comparable](have []T, want ...T) bool {
@@ -86,10 +124,8 @@ func containsAny[T comparable](have []T, want ...T) bool {
 // Serious reports whether any of cs makes a scenario SERIOUS (§1.3): safety,
 // durability, idempotency, isolation, ordering or membership. A serious
 // scenario must fill §7.M, and only its checker can earn PASS-hardening.
-func Serious(cs []ClaimCategory) bool {
-	return containsAny(cs, Safety, Durability, Idempotency, Isolation, Ordering, Membership)
-}
+func Serious(cs []ClaimCategory) bool { return slices.ContainsFunc(cs, ClaimCategory.Serious) }
 
 // Surface reports whether any of cs makes a scenario a SURFACE scenario (§1.3):
 // boundary or fairness, which must fill §7.M.S and may split into arms.
-func Surface(cs []ClaimCategory) bool { return containsAny(cs, Boundary, Fairness) }
+func Surface(cs []ClaimCategory) bool { return slices.ContainsFunc(cs, ClaimCategory.Surface) }

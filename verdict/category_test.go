@@ -86,3 +86,80 @@ func FuzzParseCategories(f *testing.F) {
 		}
 	})
 }
+
+func TestLookupCategory(t *testing.T) {
+	tests := []struct {
+		word string
+		want ClaimCategory
+		ok   bool
+	}{
+		{"safety", Safety, true},
+		{" Durability ", Durability, true},
+		{"performance-SLO", Performance, true},
+		{"Performance   SLO", Performance, true},
+		{"perf", Performance, true},
+		{"SLO", Performance, true},
+		{"tenancy", Boundary, true},
+		{"authz", Boundary, true},
+		{"namespace", Boundary, true},
+		{"routing", Boundary, true},
+		{"fairness", Fairness, true},
+		{"correctness", "", false},
+		{"safety/durability", "", false}, // one word only: splitting is the caller's
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := LookupCategory(tt.word)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("LookupCategory(%q) = %q, %v; want %q, %v", tt.word, got, ok, tt.want, tt.ok)
+		}
+	}
+	for _, c := range categories {
+		if got, ok := LookupCategory(string(c)); !ok || got != c {
+			t.Errorf("LookupCategory(%q) = %q, %v: every canonical name must read back", c, got, ok)
+		}
+	}
+}
+
+// TestCategoryMethods pins the per-category predicates to the slice forms the
+// decision tree uses, so the two cannot drift.
+func TestCategoryMethods(t *testing.T) {
+	for _, c := range categories {
+		if c.Serious() != Serious([]ClaimCategory{c}) || c.Surface() != Surface([]ClaimCategory{c}) {
+			t.Errorf("%s: methods (%v, %v) disagree with Serious/Surface", c, c.Serious(), c.Surface())
+		}
+	}
+	if ClaimCategory("correctness").Serious() || ClaimCategory("correctness").Surface() {
+		t.Error("an unknown category gates nothing")
+	}
+}
+
+func TestCategoryNames(t *testing.T) {
+	want := "safety, liveness, durability, performance-SLO, operational, idempotency, isolation, ordering, membership, boundary, fairness"
+	if got := CategoryNames(); got != want {
+		t.Errorf("CategoryNames() = %q, want %q", got, want)
+	}
+}
+
+// FuzzLookupCategory: no panic; a hit is a known category whose canonical
+// name reads back to itself.
+func FuzzLookupCategory(f *testing.F) {
+	for _, s := range []string{"safety", "Performance  SLO", "tenancy", "", " ", "perf/slo"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, word string) {
+		c, ok := LookupCategory(word)
+		if !ok {
+			if c != "" {
+				t.Fatalf("miss returned %q", c)
+			}
+			return
+		}
+		if !slices.Contains(categories, c) {
+			t.Fatalf("unknown category %q", c)
+		}
+		if again, ok := LookupCategory(string(c)); !ok || again != c {
+			t.Fatalf("canonical %q reads back as %q, %v", c, again, ok)
+		}
+	})
+}

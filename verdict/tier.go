@@ -2,6 +2,8 @@ package verdict
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,6 +21,10 @@ const (
 
 // tiers lists the real tiers weakest first.
 var tiers = []Tier{TierSmoke, TierHardening, TierRelease}
+
+// Tiers yields the real tiers weakest first, the order a plan declares them
+// and a linter reports them in.
+func Tiers() iter.Seq[Tier] { return slices.Values(tiers) }
 
 // rank orders tiers: TierNone (and anything unknown) lowest.
 func (t Tier) rank() int {

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,5 +60,12 @@ func TestTierAtLeast(t *testing.T) {
 	}
 	if Tier("gold").AtLeast(TierSmoke) {
 		t.Error("an unknown tier must rank below smoke")
+	}
+}
+
+func TestTiers(t *testing.T) {
+	want := []Tier{TierSmoke, TierHardening, TierRelease}
+	if got := slices.Collect(Tiers()); !slices.Equal(got, want) {
+		t.Errorf("Tiers() = %v, want %v weakest first", got, want)
 	}
 }
