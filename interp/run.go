@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
@@ -26,6 +27,7 @@ type RunOptions struct {
 	Status       io.Writer     // live one-line status (nil = none)
 	Print        io.Writer     // Starlark print() (nil = stderr)
 	Log          func(string)  // engine notes and gen.log messages (nil = dropped)
+	Pool         *control.Pool // the nodes scripts may reach (nil = none)
 }
 
 // Result is what one run of a scenario produced.
@@ -62,7 +64,16 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	conc, err := gen.ParseConcurrency(s.Concurrency, len(s.Nodes))
+	// With real nodes (--nodes, --nodes-file), client threads bind to them;
+	// a scenario's own list only names nodes of an in-process system.
+	nodes := s.Nodes
+	if o.Pool != nil {
+		nodes = nil
+		for _, n := range o.Pool.Nodes() {
+			nodes = append(nodes, n.Name)
+		}
+	}
+	conc, err := gen.ParseConcurrency(s.Concurrency, len(nodes))
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -99,7 +110,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			errors.New("budget exhausted"))
 		defer cancel()
 	}
-	thread := newThread(runCtx, "generator", o.Print, nil, b.Steps)
+	thread := newThread(runCtx, "generator", o.Print, nil, b.Steps, o.Pool)
 	stopWatch := watchCancel(runCtx, thread)
 	defer stopWatch()
 
@@ -107,9 +118,9 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	stopStatus := startStatus(o.Status, stats, b.Duration, r.Virtual)
 	cfg := gen.Config{
 		Concurrency: conc,
-		Nodes:       s.Nodes,
+		Nodes:       nodes,
 		Client: func(thread, process int) (gen.Worker, error) {
-			return sess.Open(thread, process, s.Nodes[thread%len(s.Nodes)])
+			return sess.Open(thread, process, nodes[thread%len(nodes)])
 		},
 		OpTimeout: s.OpTimeout,
 		Seed:      o.Seed,

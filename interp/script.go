@@ -20,6 +20,7 @@ import (
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/client"
+	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
 	"github.com/faultline/faultline/internal/seed"
 )
@@ -30,6 +31,7 @@ type LoadOptions struct {
 	Seed  uint64            // root seed; rand draws at load time come from it
 	Steps uint64            // Starlark step limit while loading (0 = default)
 	Print io.Writer         // where print() goes (nil = stderr)
+	Pool  *control.Pool     // the nodes scripts may reach (nil = none)
 }
 
 // Script is a loaded scenario file.
@@ -49,7 +51,7 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Script, error) {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
 	col := &collector{}
-	thread := newThread(ctx, "load", o.Print, seed.New(o.Seed, "load"), o.Steps)
+	thread := newThread(ctx, "load", o.Print, seed.New(o.Seed, "load"), o.Steps, o.Pool)
 	thread.SetLocal(collectorKey, col)
 	l := newLoader(o.Libs, Predeclared())
 	thread.Load = l.load
@@ -73,6 +75,7 @@ func Predeclared() starlark.StringDict {
 		"gen":      gen.Module,
 		"check":    check.Module,
 		"client":   client.Module,
+		"control":  control.Module,
 		"rand":     randModule,
 		"struct":   starlark.NewBuiltin("struct", starlarkstruct.Make),
 		"json":     json.Module,
@@ -81,9 +84,9 @@ func Predeclared() starlark.StringDict {
 	}
 }
 
-// newThread makes a Starlark thread whose print goes to out and whose rand
-// module draws from rng.
-func newThread(ctx context.Context, name string, out io.Writer, rng *rand.Rand, steps uint64) *starlark.Thread {
+// newThread makes a Starlark thread whose print goes to out, whose rand
+// module draws from rng, and whose node builtins use pool and stop with ctx.
+func newThread(ctx context.Context, name string, out io.Writer, rng *rand.Rand, steps uint64, pool *control.Pool) *starlark.Thread {
 	if out == nil {
 		out = os.Stderr
 	}
@@ -92,6 +95,10 @@ func newThread(ctx context.Context, name string, out io.Writer, rng *rand.Rand, 
 	}
 	t := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(out, msg) }}
 	t.SetLocal(gen.RandLocal, rng)
+	t.SetLocal(control.CtxLocal, ctx)
+	if pool != nil {
+		t.SetLocal(control.PoolLocal, pool)
+	}
 	t.SetMaxExecutionSteps(steps)
 	return t
 }

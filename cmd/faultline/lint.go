@@ -7,13 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/plans"
 )
 
 func newLintCmd() *cobra.Command {
 	var libs []string
-	var tier string
+	var tier, nodes string
 	cmd := &cobra.Command{
 		Use:   "lint PLAN.md|SCENARIO.star",
 		Short: "Validate a test plan or a scenario script without running it",
@@ -43,7 +44,12 @@ Exit 3 when the plan or script is rejected, 0 otherwise (warnings included).`,
 			if err != nil {
 				return usageErr("lint: %w", err)
 			}
-			script, err := interp.Load(cmd.Context(), args[0], interp.LoadOptions{Libs: roots, Print: io.Discard})
+			// Node calls at load time are recorded, never sent: lint touches no node.
+			pool, err := dryRunPool(nodes)
+			if err != nil {
+				return err
+			}
+			script, err := interp.Load(cmd.Context(), args[0], interp.LoadOptions{Libs: roots, Print: io.Discard, Pool: pool})
 			if err != nil {
 				return scriptExit(err)
 			}
@@ -65,6 +71,7 @@ Exit 3 when the plan or script is rejected, 0 otherwise (warnings included).`,
 	}
 	cmd.Flags().StringArrayVar(&libs, "lib", nil, "load root: NAME=DIR makes @NAME//file.star loadable (repeatable)")
 	cmd.Flags().StringVar(&tier, "tier", "smoke", "tier whose budget must be present")
+	cmd.Flags().StringVar(&nodes, "nodes", "n1,n2,n3", "node names scripts see (commands to them are only recorded)")
 	return cmd
 }
 
@@ -82,4 +89,17 @@ func lintPlan(out io.Writer, path string) error {
 	}
 	fmt.Fprintf(out, "%s: %d scenarios, %d warnings; ok to run\n", path, len(p.Scenarios), len(ds))
 	return nil
+}
+
+// dryRunPool is a pool whose nodes record commands and run nothing.
+func dryRunPool(list string) (*control.Pool, error) {
+	nodes, err := control.ParseNodes(list)
+	if err != nil {
+		return nil, usageErr("lint: %w", err)
+	}
+	p, err := control.NewPool(nodes, control.DryRunDialer(io.Discard))
+	if err != nil {
+		return nil, usageErr("lint: %w", err)
+	}
+	return p, nil
 }

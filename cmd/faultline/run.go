@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/report"
 )
@@ -34,6 +35,7 @@ type runFlags struct {
 	realtime     bool
 	json         bool
 	checkTimeout time.Duration
+	nodes        nodeFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -78,6 +80,7 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.BoolVar(&f.realtime, "realtime", false, "wall-clock time and real goroutines even for in-process clients")
 	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
+	f.nodes.register(fl)
 	return cmd
 }
 
@@ -124,11 +127,19 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	pool, err := f.nodes.pool()
+	if err != nil {
+		return err
+	}
+	if pool != nil {
+		defer pool.Close()
+	}
+
 	print := io.Writer(stderr)
 	if f.json {
 		print = io.Discard
 	}
-	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: libs, Seed: f.seed, Print: print})
+	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: libs, Seed: f.seed, Print: print, Pool: pool})
 	if err != nil {
 		return scriptExit(err)
 	}
@@ -148,7 +159,7 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 			break
 		}
 		_ = sess.Event(sc.Name, "start", fmt.Sprintf("tier %s, seed %d", f.tier, f.seed), header)
-		o := runOne(ctx, sc, f, sess, stderr)
+		o := runOne(ctx, sc, f, sess, stderr, pool)
 		outcomes = append(outcomes, o)
 		_ = sess.Event(sc.Name, "oracle: "+o.Result, o.Summary, header)
 	}
@@ -198,7 +209,7 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 }
 
 // runOne runs one scenario and turns what happened into its outcome.
-func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, stderr io.Writer) scenarioOutcome {
+func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, stderr io.Writer, pool *control.Pool) scenarioOutcome {
 	o := scenarioOutcome{Scenario: sc.Name, Tier: f.tier, Seed: f.seed,
 		Replay: fmt.Sprintf("faultline run %s --scenario %s --seed %d --tier %s", shellQuote(sc.Pos.Filename()), sc.Name, f.seed, f.tier)}
 	if f.realtime {
@@ -210,7 +221,7 @@ func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.S
 	}
 	start := time.Now()
 	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(sc.Name),
-		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr})
+		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr, Pool: pool})
 	o.ElapsedSecs = time.Since(start).Seconds()
 	if res != nil {
 		o.Virtual, o.History = res.Virtual, res.HistoryPath

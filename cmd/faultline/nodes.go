@@ -1,0 +1,55 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/faultline/faultline/builtins/control"
+)
+
+// nodeFlags say which real nodes a run reaches and how (DESIGN.md CLI).
+type nodeFlags struct {
+	nodes      string
+	nodesFile  string
+	user       string
+	keys       []string
+	knownHosts string
+	acceptNew  bool
+}
+
+func (f *nodeFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.nodes, "nodes", "", "nodes to reach over SSH: n1,n2 or name=host:port,...")
+	fl.StringVar(&f.nodesFile, "nodes-file", "", "file with one node per line (faultline cluster up writes one)")
+	fl.StringVar(&f.user, "ssh-user", "root", "SSH login user")
+	fl.StringArrayVar(&f.keys, "ssh-key", nil, "SSH private key file (repeatable; default ~/.ssh/id_*, or ssh-agent)")
+	fl.StringVar(&f.knownHosts, "known-hosts", "", "known_hosts file checked strictly (default ~/.ssh/known_hosts)")
+	fl.BoolVar(&f.acceptNew, "ssh-accept-new", false, "trust and record the host key of a node not yet in known_hosts")
+}
+
+// pool returns the SSH pool for the nodes named, or nil when none were.
+func (f *nodeFlags) pool() (*control.Pool, error) {
+	var nodes []control.Node
+	if f.nodes != "" {
+		ns, err := control.ParseNodes(f.nodes)
+		if err != nil {
+			return nil, usageErr("%w", err)
+		}
+		nodes = append(nodes, ns...)
+	}
+	if f.nodesFile != "" {
+		ns, err := control.ReadNodesFile(f.nodesFile)
+		if err != nil {
+			return nil, &exitError{code: exitRejected, err: err}
+		}
+		nodes = append(nodes, ns...)
+	}
+	if len(nodes) == 0 {
+		return nil, nil
+	}
+	cfg := control.SSHConfig{User: f.user, KeyFiles: f.keys, UseAgent: len(f.keys) == 0,
+		KnownHosts: f.knownHosts, AcceptNew: f.acceptNew}
+	p, err := control.NewPool(nodes, control.SSHDialer(cfg))
+	if err != nil {
+		return nil, usageErr("nodes: %w", err)
+	}
+	return p, nil
+}
