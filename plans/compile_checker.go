@@ -1,0 +1,201 @@
+package plans
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faultline/faultline/verdict"
+)
+
+// checkerCall is one row of the oracle vocabulary: a checker family found by
+// ClassifyOracle (see the vocabulary table in oracle.go) and the check.* call
+// it becomes. An empty call means the family is recognised but needs numbers
+// or names only the author can give (an SLO bound, a predicate over custom
+// counters): the compiler says so instead of guessing.
+type checkerCall struct {
+	family string
+	call   string // "%s" is the model or workload argument, when needed
+}
+
+// checkerCalls is read top to bottom; the generated check.compose keeps this
+// order and ends with check.stats().
+var checkerCalls = []checkerCall{
+	{"linearizable", `check.linearizable(model = "%s")`},
+	{"strict-serializable", `check.transactional(workload = "%s", consistency_models = ["strict-serializable"])`},
+	{"serializable", `check.transactional(workload = "%s", consistency_models = ["serializable"])`},
+	{"snapshot-isolation", `check.transactional(workload = "%s", consistency_models = ["snapshot-isolation"])`},
+	{"repeatable-read", `check.transactional(workload = "%s", consistency_models = ["repeatable-read"])`},
+	{"read-committed", `check.transactional(workload = "%s", consistency_models = ["read-committed"])`},
+	{"elle", `check.transactional(workload = "%s", consistency_models = ["serializable"])`},
+	{"no-lost-ack", `check.no_lost_ack()`},
+	{"set", `check.set()`},
+	{"counter", `check.counter()`},
+	{"bank", `check.bank()`},
+	{"monotonic-reads", `check.monotonic_reads()`},
+	{"session-consistency", `check.read_your_writes()`},
+	{"exactly-once", `check.exactly_once()`},
+	{"replica-reconciliation", `check.replicas()`},
+	{"final-state-invariant", `check.final_state()`},
+	{"fairness", ""},
+	{"slo", ""},
+	{"bounded-recovery", ""},
+	{"prefix-order", ""},
+	{"replay-equivalence", ""},
+	{"mutual-exclusion", ""},
+	{"predicate", ""},
+	{"zero-count", ""},
+}
+
+// txnFamilies take check.transactional's workload argument; the others that
+// take an argument (linearizable) take the register model.
+var txnFamilies = map[string]bool{"strict-serializable": true, "serializable": true,
+	"snapshot-isolation": true, "repeatable-read": true, "read-committed": true, "elle": true}
+
+// checker maps the Oracle field (the §7.M Checker when the unit has no
+// Oracle) to check.compose([...]).
+func (c *compiler) checker(d *draft, w workloadUse, over overrideSet) {
+	if _, ok := over.fields["checker"]; ok {
+		return
+	}
+	u := d.u
+	f := u.field(FieldOracle)
+	if f == nil {
+		f = u.model().Field(FieldChecker)
+	}
+	if f == nil {
+		c.diag(Error, u, FieldOracle, 0, "no Oracle to compile", "add an Oracle naming a checker, or a ```starlark checker = ... block")
+		d.set("checker", "None", "UNMAPPED: no Oracle field")
+		return
+	}
+	class := ClassifyOracle(f.Value)
+	var calls, unmapped []string
+	for _, row := range checkerCalls {
+		if !contains(class.Checkers, row.family) {
+			continue
+		}
+		call, why := row.render(w)
+		if call == "" {
+			unmapped = append(unmapped, row.family+why)
+			continue
+		}
+		if !contains(calls, call) {
+			calls = append(calls, call)
+			d.record(FieldOracle, f.Pos.Line, row.family, call)
+		}
+	}
+	if len(unmapped) > 0 || len(calls) == 0 {
+		msg := fmt.Sprintf("oracle %q has no check.* mapping", oneLine(f.Value))
+		if len(unmapped) > 0 {
+			msg = fmt.Sprintf("oracle names %s, which the compiler cannot turn into a check.* call", strings.Join(unmapped, ", "))
+		}
+		c.diag(Error, u, FieldOracle, f.Pos.Line, msg,
+			"name a mapped checker ("+mappedFamilies()+") or add a ```starlark checker = ... block")
+	}
+	calls = append(calls, "check.stats()")
+	expr := "check.compose([\n    " + strings.Join(calls, ",\n    ") + ",\n])"
+	comment := []string{cite(FieldOracle, f.Pos.Line, f.Value)}
+	if len(unmapped) > 0 || len(calls) == 1 {
+		comment = append(comment, "UNMAPPED: "+strings.Join(unmapped, ", "))
+	}
+	d.set("checker", expr, comment...)
+}
+
+// render fills the row's argument from the workload; an empty call comes
+// with the reason.
+func (row checkerCall) render(w workloadUse) (string, string) {
+	if row.call == "" {
+		return "", ""
+	}
+	if !strings.Contains(row.call, "%s") {
+		return row.call, ""
+	}
+	switch {
+	case txnFamilies[row.family] && w.model != nil && w.model.txn != "":
+		return fmt.Sprintf(row.call, w.model.txn), ""
+	case row.family == "linearizable" && w.model != nil && w.model.linear != "":
+		return fmt.Sprintf(row.call, w.model.linear), ""
+	case txnFamilies[row.family]:
+		return "", " (needs a list-append or rw-register workload)"
+	}
+	return "", " (needs a register or cas-register workload)"
+}
+
+func mappedFamilies() string {
+	var out []string
+	for _, row := range checkerCalls {
+		if row.call != "" {
+			out = append(out, row.family)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// budgets maps each declared tier (or only o.Tier) to budget(...): the
+// duration, the ops floor as min_ops, faults and seeds. A tier that is "not
+// provided" stays a comment with the author's reason.
+func (c *compiler) budgets(d *draft, over overrideSet) {
+	if _, ok := over.fields["budgets"]; ok {
+		return
+	}
+	u := d.u
+	var entries, comments []string
+	reported := false
+	for t := range verdict.Tiers() {
+		if c.o.Tier != "" && t != c.o.Tier {
+			continue
+		}
+		b := u.budget(t)
+		switch {
+		case b == nil && c.o.Tier != "":
+			c.diag(Error, u, FieldBudgets, 0, fmt.Sprintf("no %s budget to compile", t), "declare a "+string(t)+" budget")
+		case b == nil:
+		case b.NotProvided != nil:
+			comments = append(comments, fmt.Sprintf("%s (plan line %d): not provided — %s", t, b.Pos.Line, b.NotProvided.Reason))
+			if c.o.Tier != "" {
+				c.diag(Error, u, FieldBudgets, b.Pos.Line, fmt.Sprintf("the %s budget is not provided", t), "compile another tier")
+			}
+		case b.Duration <= 0:
+			reported = true
+			c.diag(Error, u, FieldBudgets, b.Pos.Line, fmt.Sprintf("%s budget %q states no duration", t, oneLine(b.Raw)),
+				`state a duration such as "10 min"`)
+		default:
+			call := budgetCall(b)
+			entries = append(entries, fmt.Sprintf("%q: %s,", t, call))
+			comments = append(comments, cite(string(t), b.Pos.Line, b.Raw))
+			d.record(budgetField(t), b.Pos.Line, b.Raw, call)
+		}
+	}
+	if len(entries) == 0 && c.o.Tier == "" && !reported {
+		c.diag(Error, u, FieldBudgets, 0, "no tier has a budget the compiler can use", "declare a smoke budget with a duration")
+	}
+	expr := "{}"
+	if len(entries) > 0 {
+		expr = "{\n    " + strings.Join(entries, "\n    ") + "\n}"
+	}
+	d.set("budgets", expr, comments...)
+}
+
+// budgetCall renders b as budget(...), leaving out what the plan left unstated.
+func budgetCall(b *Budget) string {
+	args := []string{"duration = " + starQuote(formatDuration(b.Duration))}
+	if b.Ops > 0 {
+		args = append(args, fmt.Sprintf("min_ops = %d", b.Ops))
+	}
+	if b.Faults != nil {
+		args = append(args, fmt.Sprintf("faults = %d", *b.Faults))
+	}
+	if b.Seeds > 0 {
+		args = append(args, fmt.Sprintf("seeds = %d", b.Seeds))
+	}
+	return "budget(" + strings.Join(args, ", ") + ")"
+}
+
+func budgetField(t verdict.Tier) string {
+	switch t {
+	case verdict.TierHardening:
+		return FieldHardening
+	case verdict.TierRelease:
+		return FieldRelease
+	}
+	return FieldSmoke
+}

@@ -1,0 +1,239 @@
+package plans
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// faultKind is one row of the fault vocabulary: the phrase that names a
+// nemesis and the nemesis.* builtin it becomes. Kinds are matched per clause
+// (the Faults field split at ";"), first row first.
+type faultKind struct {
+	kind    string
+	phrases string
+	re      *regexp.Regexp
+	call    string // nemesis builtin
+	target  string // "spec" or "targets"
+}
+
+// faultKinds: pause before kill, so "kill -STOP" is a pause.
+var faultKinds = []faultKind{
+	{"pause", "SIGSTOP, kill -STOP, pause, freeze", regexp.MustCompile(`(?i)\bSIGSTOP\b|\bkill\s+-STOP\b|\bpaus(?:e|es|ed|ing)\b|\bfreez(?:e|es|ing)\b`), "nemesis.pause", "spec"},
+	{"kill", "kill -9, SIGKILL, hard kill, crash", regexp.MustCompile(`(?i)\bkill\s+-(?:9|KILL)\b|\bSIGKILL\b|\bhard[- ]kill\b|\bcrash(?:es|ed)?\b|\bkill(?:s|ed)?\b`), "nemesis.kill", "spec"},
+	{"loss", "packet loss N%, N% packet loss", regexp.MustCompile(`(?i)\bpacket[- ]loss\b|\bloss\s+\d+(?:\.\d+)?\s*%`), "nemesis.loss", "targets"},
+	{"partition", "partition, iptables DROP, isolating", regexp.MustCompile(`(?i)\bpartition\w*\b|\biptables\s+DROP\b|\bisolat(?:e|es|ed|ing|ion)\b`), "nemesis.partition", "spec"},
+}
+
+// faultTarget is one row of the target vocabulary: which nodes a fault hits.
+// The leader rows come first: "majority/minority partition isolating the
+// leader" cuts off the leader, whatever else the clause says.
+type faultTarget struct {
+	spec    string
+	phrases string
+	re      *regexp.Regexp
+}
+
+// faultTargets maps target phrases to the nemesis spec names.
+var faultTargets = []faultTarget{
+	{"primaries", "the (current) leader, leader partition / isolation, primary", regexp.MustCompile(`(?i)\bleaders?\b|\bprimar(?:y|ies)\b`)},
+	{"majority", "majority, majority/minority", regexp.MustCompile(`(?i)\bmajority\b`)},
+	{"minority", "minority", regexp.MustCompile(`(?i)\bminority\b`)},
+	{"halves", "halves, in half, split brain", regexp.MustCompile(`(?i)\bhalves\b|\bin half\b|\bsplit[- ]brain\b`)},
+	{"all", "all nodes, every node", regexp.MustCompile(`(?i)\ball nodes\b|\bevery node\b`)},
+	{"one", "one node, a node, a random node, single node", regexp.MustCompile(`(?i)\b(?:one|a|a random|single|1)\s+(?:node|member|replica)\b`)},
+}
+
+// scheduleTerm is one row of the schedule vocabulary: a time phrase and the
+// nemesis argument it sets. A clause that names no fault ("repeat the pair
+// every 2 min") applies its schedule to every fault before it.
+type scheduleTerm struct {
+	arg     string
+	phrases string
+	re      *regexp.Regexp
+}
+
+const durRe = `(\d+(?:\.\d+)?)\s*(ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b`
+
+// scheduleTerms: "restart after" before "for", which a kill reads as restart.
+var scheduleTerms = []scheduleTerm{
+	{"start", "at T+30s, at T+2min", regexp.MustCompile(`(?i)\bat\s+T\s*\+\s*` + durRe)},
+	{"restart", "restart after 10s, restarted after 10s", regexp.MustCompile(`(?i)\brestart(?:ed|s)?\s+after\s+` + durRe)},
+	{"hold", "for 20s", regexp.MustCompile(`(?i)\bfor\s+` + durRe)},
+	{"interval", "every 10s, repeat every 2 min, 60 s apart", regexp.MustCompile(`(?i)\bevery\s+` + durRe + `|` + durRe + `\s+apart\b`)},
+}
+
+// faultNoise are phrases a Faults clause may carry that need no Starlark:
+// tier qualifiers and counts are the budgets' business (budget(faults=...)).
+var faultNoise = regexp.MustCompile(`(?i)\bin the (?:smoke|hardening|release) tier\b|\bper (?:smoke|hardening|release) run\b|^\s*(?:none|no faults?|0 faults?|fault-free)\b`)
+
+// faultCount is a clause that counts faults ("4 kills per hardening run, 60 s
+// apart"): the count is the budget's, the spacing applies to the faults before.
+var faultCount = regexp.MustCompile(`(?i)^\d+\s+(?:kills?|partitions?|faults?|pauses?|crashes)\b`)
+
+// lossRe reads the probability of a packet-loss clause.
+var lossRe = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
+
+// fault is one nemesis being built.
+type fault struct {
+	kind *faultKind
+	spec string
+	args map[string]string
+	text string
+}
+
+// faults maps the Faults field to nemesis = ... Clauses it cannot read are
+// warnings: the run can go on without the fault, and the verdict will say
+// no fault landed.
+func (c *compiler) faults(d *draft, over overrideSet) {
+	u := d.u
+	f := u.field(FieldFaults)
+	if _, ok := over.fields["nemesis"]; ok || f == nil {
+		return
+	}
+	var fs []fault
+	for _, clause := range strings.Split(plain(f.Value), ";") {
+		clause = strings.TrimSpace(clause)
+		if clause == "" {
+			continue
+		}
+		k := matchFaultKind(clause)
+		sched := scheduleOf(clause)
+		switch {
+		case k != nil && !faultCount.MatchString(clause):
+			ft := fault{kind: k, args: sched, text: clause}
+			if spec := matchTarget(clause); spec != "" {
+				ft.spec = spec
+			} else if k.kind == "loss" {
+				ft.spec = "all" // packet loss with no target: every node (documented)
+			} else {
+				c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("%s in %q names no target", k.kind, clause),
+					"say which nodes: "+targetNames())
+				continue
+			}
+			if k.kind == "loss" {
+				m := lossRe.FindStringSubmatch(clause)
+				if m == nil {
+					c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("packet loss in %q states no percentage", clause), `write "packet loss 30%"`)
+					continue
+				}
+				p, _ := strconv.ParseFloat(m[1], 64)
+				ft.args["probability"] = strconv.FormatFloat(p/100, 'g', -1, 64)
+			}
+			fs = append(fs, ft)
+		case len(sched) > 0 && len(fs) > 0:
+			for i := range fs {
+				for a, v := range sched {
+					if a != "start" && a != "restart" {
+						fs[i].args[a] = v
+					}
+				}
+			}
+		case faultNoise.MatchString(clause):
+		default:
+			c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("fault phrase %q is not in the vocabulary", clause),
+				"use a fault ("+kindNames()+") with a target and a schedule (at T+30s, for 20s, every 10s, restart after 10s), or a ```starlark nemesis = ... block")
+		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	calls := make([]string, len(fs))
+	for i, ft := range fs {
+		calls[i] = ft.render()
+		d.record(FieldFaults, f.Pos.Line, ft.text, calls[i])
+	}
+	expr := calls[0]
+	if len(calls) > 1 {
+		expr = "nemesis.compose([\n    " + strings.Join(calls, ",\n    ") + ",\n])"
+	}
+	d.set("nemesis", expr, cite(FieldFaults, f.Pos.Line, f.Value))
+}
+
+// render writes the nemesis call with its arguments in a fixed order; a kill
+// held "for 20s" is restarted after 20s.
+func (ft fault) render() string {
+	args := []string{ft.kind.target + " = " + starQuote(ft.spec)}
+	if ft.kind.kind == "kill" {
+		if h, ok := ft.args["hold"]; ok {
+			if _, set := ft.args["restart"]; !set {
+				ft.args["restart"] = h
+			}
+			delete(ft.args, "hold")
+		}
+	}
+	for _, a := range []string{"probability", "start", "hold", "interval", "restart"} {
+		if v, ok := ft.args[a]; ok {
+			args = append(args, a+" = "+v)
+		}
+	}
+	return ft.kind.call + "(" + strings.Join(args, ", ") + ")"
+}
+
+func matchFaultKind(clause string) *faultKind {
+	for i := range faultKinds {
+		if faultKinds[i].re.MatchString(clause) {
+			return &faultKinds[i]
+		}
+	}
+	return nil
+}
+
+func matchTarget(clause string) string {
+	for _, t := range faultTargets {
+		if t.re.MatchString(clause) {
+			return t.spec
+		}
+	}
+	return ""
+}
+
+// scheduleOf reads every schedule phrase of a clause into nemesis arguments.
+func scheduleOf(clause string) map[string]string {
+	out := map[string]string{}
+	for _, s := range scheduleTerms {
+		m := s.re.FindStringSubmatch(clause)
+		if m == nil {
+			continue
+		}
+		n, unit := m[1], m[2]
+		if n == "" && len(m) > 4 { // the second alternative ("60 s apart")
+			n, unit = m[3], m[4]
+		}
+		if d, ok := parseDur(n, unit); ok {
+			out[s.arg] = starQuote(formatDuration(d))
+		}
+	}
+	return out
+}
+
+// parseDur reads a number and a unit from durRe.
+func parseDur(n, unit string) (time.Duration, bool) {
+	v, err := strconv.ParseFloat(n, 64)
+	u, ok := durationUnits[strings.ToLower(unit)]
+	if strings.EqualFold(unit, "ms") {
+		u, ok = time.Millisecond, true
+	}
+	if err != nil || !ok || v <= 0 || v > 1e6 {
+		return 0, false
+	}
+	return time.Duration(v * float64(u)), true
+}
+
+func kindNames() string {
+	names := make([]string, len(faultKinds))
+	for i, k := range faultKinds {
+		names[i] = k.kind
+	}
+	return strings.Join(names, ", ")
+}
+
+func targetNames() string {
+	names := make([]string, len(faultTargets))
+	for i, t := range faultTargets {
+		names[i] = t.spec
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,406 @@
+package plans
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.starlark.net/syntax"
+)
+
+// compileFile loads a testdata plan and compiles it with its source, as the
+// CLI does; a missing file fails the test.
+func compileFile(t *testing.T, path string, o CompileOptions) ([]CompiledScenario, []Diagnostic) {
+	t.Helper()
+	p, _ := parseFile(t, path)
+	o.Source = readFile(t, path)
+	return Compile(p, o)
+}
+
+// mustParseStarlark fails the test when src is not valid Starlark.
+func mustParseStarlark(t *testing.T, name, src string) {
+	t.Helper()
+	if _, err := (&syntax.FileOptions{}).Parse(name, src, 0); err != nil {
+		t.Fatalf("%s does not parse: %v\n%s", name, err, src)
+	}
+}
+
+func TestCompileGolden(t *testing.T) {
+	for _, name := range []string{"etcd-register", "boundary-arms"} {
+		t.Run(name, func(t *testing.T) {
+			cs, ds := compileFile(t, filepath.Join("testdata", name+".md"), CompileOptions{})
+			if len(cs) == 0 {
+				t.Fatal("no scenarios compiled")
+			}
+			for _, c := range cs {
+				mustParseStarlark(t, c.File, c.Source)
+				checkGolden(t, filepath.Join("testdata", "compile", c.File), []byte(c.Source))
+			}
+			checkGolden(t, filepath.Join("testdata", "compile", name+".diag.golden"), []byte(diagStrings(ds)))
+		})
+	}
+}
+
+// TestVocabularyDoc keeps docs/plan-vocabulary.md equal to the tables.
+func TestVocabularyDoc(t *testing.T) {
+	checkGolden(t, filepath.Join("..", "docs", "plan-vocabulary.md"), []byte(VocabularyMarkdown()))
+}
+
+// unitPlan is a one-scenario plan whose fields the table tests fill in.
+type unitPlan struct {
+	workload, faults, oracle, smoke, landing, extra string
+}
+
+func (u unitPlan) source() string {
+	def := func(v, d string) string {
+		if v == "" {
+			return d
+		}
+		return v
+	}
+	s := "# Test Plan: t\n\n## 7. Scenarios\n\n### Scenario S1: unit\n\n" +
+		"- **Workload:** " + def(u.workload, "register") + "\n" +
+		"- **Faults:** " + def(u.faults, "none") + "\n" +
+		"- **Oracle:** " + def(u.oracle, "linearizable") + "\n" +
+		"- **Smoke budget:** " + def(u.smoke, "3 nodes, 1 min, 0 faults, 1 seed") + "\n"
+	if u.landing != "" {
+		s += "\n#### §7.M — Model / history / checker discipline\n\n- **Nemesis + landing evidence:** " + u.landing + "\n"
+	}
+	return s + u.extra
+}
+
+// compileUnit compiles u and returns its only file and the diagnostics.
+func compileUnit(t *testing.T, u unitPlan) (CompiledScenario, []Diagnostic) {
+	t.Helper()
+	src := []byte(u.source())
+	p, _ := Parse("plan.md", src)
+	cs, ds := Compile(p, CompileOptions{Source: src})
+	if len(cs) != 1 {
+		t.Fatalf("compiled %d scenarios, want 1", len(cs))
+	}
+	mustParseStarlark(t, cs[0].File, cs[0].Source)
+	return cs[0], ds
+}
+
+// wantIn fails unless every snippet is in the generated source.
+func wantIn(t *testing.T, c CompiledScenario, snippets ...string) {
+	t.Helper()
+	for _, s := range snippets {
+		if !strings.Contains(c.Source, s) {
+			t.Errorf("generated file lacks %q:\n%s", s, c.Source)
+		}
+	}
+}
+
+func TestCompileWorkload(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"register", []string{`"register")`, "workload = register()"}},
+		{"cas-register over 8 keys", []string{`"cas_register")`, "cas_register(keys = 8)"}},
+		{"compare-and-swap register, 3 keys", []string{"cas_register(keys = 3)"}},
+		{"list-append over 10 keys", []string{"list_append(keys = 10)"}},
+		{"rw-register", []string{"rw_register()"}},
+		{"bank transfers between 5 accounts", []string{"workload = bank()"}},
+		{"set workload, 100 adds", []string{"workload = set()"}},
+		{"counter increments", []string{"workload = counter()"}},
+		{"unique-ids from every node", []string{"workload = unique_ids()"}},
+		{"a queue with enqueue and dequeue", []string{"workload = queue()"}},
+		{"register, 2 clients per node", []string{`concurrency = "2n"`}},
+		{"register, 10 clients", []string{"concurrency = 10"}},
+		{"register at 200 ops/s total", []string{`gen.stagger("5ms", register())`}},
+		{"register at 50 ops per second", []string{`gen.stagger("20ms", register())`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			c, ds := compileUnit(t, unitPlan{workload: tt.text, oracle: "set checker, counter checker"})
+			wantIn(t, c, tt.want...)
+			for _, d := range ds {
+				if d.Field == FieldWorkload {
+					t.Errorf("unexpected diagnostic %s", d)
+				}
+			}
+		})
+	}
+}
+
+func TestCompileFaults(t *testing.T) {
+	tests := []struct {
+		text string
+		want string
+	}{
+		{"majority/minority partition isolating the leader at T+30s for 20s", `nemesis.partition(spec = "primaries", start = "30s", hold = "20s")`},
+		{"leader partition for 30 s at T+2min", `nemesis.partition(spec = "primaries", start = "2m", hold = "30s")`},
+		{"minority partition every 10s", `nemesis.partition(spec = "minority", interval = "10s")`},
+		{"partition into halves for 1 min", `nemesis.partition(spec = "halves", hold = "1m")`},
+		{"iptables DROP isolating one node", `nemesis.partition(spec = "one")`},
+		{"kill -9 of the leader at T+90s, restart after 10s", `nemesis.kill(spec = "primaries", start = "90s", restart = "10s")`},
+		{"kill -9 of one node for 15s", `nemesis.kill(spec = "one", restart = "15s")`},
+		{"SIGKILL a minority every 30s", `nemesis.kill(spec = "minority", interval = "30s")`},
+		{"SIGSTOP the leader for 5s", `nemesis.pause(spec = "primaries", hold = "5s")`},
+		{"pause one node at T+10s", `nemesis.pause(spec = "one", start = "10s")`},
+		{"packet loss 30%", `nemesis.loss(targets = "all", probability = 0.3)`},
+		{"25% packet loss on the leader", `nemesis.loss(targets = "primaries", probability = 0.25)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			c, ds := compileUnit(t, unitPlan{faults: tt.text})
+			wantIn(t, c, "nemesis = "+tt.want+",")
+			if len(ds) != 0 {
+				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			}
+		})
+	}
+}
+
+func TestCompileSchedules(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string
+	}{
+		{"kill -9 of the leader at T+90s, restart after 10s; repeat every 2 min in the hardening tier",
+			[]string{`nemesis.kill(spec = "primaries", start = "90s", interval = "2m", restart = "10s")`}},
+		{"kill -9 of the current leader at T+20s, restart after 15s; 4 kills per hardening run, 60 s apart",
+			[]string{`nemesis.kill(spec = "primaries", start = "20s", interval = "1m", restart = "15s")`}},
+		{"minority partition at T+30s for 20s; kill -9 of one node at T+90s; repeat the pair every 2 min",
+			[]string{"nemesis.compose([", `nemesis.partition(spec = "minority", start = "30s", hold = "20s", interval = "2m"),`,
+				`nemesis.kill(spec = "one", start = "90s", interval = "2m"),`}},
+		{"pause the leader for 500ms every 1 hour", []string{`nemesis.pause(spec = "primaries", hold = "500ms", interval = "1h")`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			c, ds := compileUnit(t, unitPlan{faults: tt.text})
+			wantIn(t, c, tt.want...)
+			if len(ds) != 0 {
+				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			}
+		})
+	}
+}
+
+func TestCompileChecker(t *testing.T) {
+	tests := []struct {
+		workload, oracle string
+		want             []string
+	}{
+		{"cas-register", "linearizable (Porcupine)", []string{`check.linearizable(model = "cas-register")`, "check.stats()"}},
+		{"register", "linearizability plus no-lost-ack", []string{`check.linearizable(model = "register")`, "check.no_lost_ack()"}},
+		{"list-append", "strict serializable (Elle)", []string{`check.transactional(workload = "list-append", consistency_models = ["strict-serializable"])`}},
+		{"rw-register", "snapshot isolation", []string{`check.transactional(workload = "rw-register", consistency_models = ["snapshot-isolation"])`}},
+		{"set workload", "set-full checker", []string{"check.set()"}},
+		{"counter", "counter checker", []string{"check.counter()"}},
+		{"bank", "total balance conserved: bank checker", []string{"check.bank()"}},
+		{"register", "monotonic reads and read-your-writes", []string{"check.monotonic_reads()", "check.read_your_writes()"}},
+		{"queue", "exactly-once delivery", []string{"check.exactly_once()"}},
+		{"register", "replicas pairwise equal after heal", []string{"check.replicas()"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.oracle, func(t *testing.T) {
+			c, ds := compileUnit(t, unitPlan{workload: tt.workload, oracle: tt.oracle})
+			wantIn(t, c, tt.want...)
+			if len(ds) != 0 {
+				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			}
+		})
+	}
+}
+
+func TestCompileEvidence(t *testing.T) {
+	tests := []struct {
+		faults, landing string
+		want            string
+	}{
+		{"minority partition", "DROP counter on the minority goes from 0 to >0", "landing = [evidence.iptables_drops(min = 1)],"},
+		{"minority partition", "clients on the minority see timeouts in the window", "landing = [evidence.op_errors(during_fault = True)],"},
+		{"kill -9 of the leader", "the etcd PID is gone", `landing = [evidence.process_state(state = "gone")],`},
+		{"SIGSTOP one node", "a heartbeat gap on its peers", `landing = [evidence.process_state(state = "stopped")],`},
+		{"minority partition", "", "landing = [evidence.iptables_drops(min = 1)],"},
+		{"kill -9 of one node", "", `landing = [evidence.process_state(state = "gone")],`},
+		{"packet loss 30%", "", "landing = [evidence.op_errors(during_fault = True)],"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.faults+"/"+tt.landing, func(t *testing.T) {
+			c, ds := compileUnit(t, unitPlan{faults: tt.faults, landing: tt.landing})
+			wantIn(t, c, tt.want)
+			if len(ds) != 0 {
+				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			}
+		})
+	}
+}
+
+func TestCompileBudgets(t *testing.T) {
+	tests := []struct {
+		smoke string
+		want  string
+	}{
+		{"3 nodes, 1 min, 0 faults, 1 seed, ≥1k ops", `"smoke": budget(duration = "1m", min_ops = 1000, faults = 0, seeds = 1),`},
+		{"5 nodes, 2 hours, 100 faults, 5 seeds", `"smoke": budget(duration = "2h", faults = 100, seeds = 5),`},
+		{"90 s, fault-free", `"smoke": budget(duration = "90s", faults = 0),`},
+		{"not provided — no rig. Revisit when: the rig exists.", "# smoke (plan line 10): not provided — no rig"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.smoke, func(t *testing.T) {
+			c, ds := compileUnit(t, unitPlan{smoke: tt.smoke,
+				extra: "- **Hardening budget:** 5 nodes, 10 min, 2 faults, 3 seeds\n"})
+			wantIn(t, c, tt.want, `"hardening": budget(duration = "10m", faults = 2, seeds = 3),`)
+			if len(ds) != 0 {
+				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			}
+		})
+	}
+}
+
+func TestCompileOverrides(t *testing.T) {
+	tests := []struct {
+		name  string
+		u     unitPlan
+		want  []string
+		whole bool
+	}{
+		{"workload field", unitPlan{workload: "tenants write 500 keys", oracle: "no-lost-ack",
+			extra: "\n```starlark\nworkload = gen.mix([\n    put(),\n])\n```\n"},
+			[]string{"# override: ```starlark block at plan line 12", "workload = gen.mix([\n        put(),\n    ]),"}, false},
+		{"checker field", unitPlan{oracle: "cross_tenant_reads == 0",
+			extra: "\n```starlark\n# the predicate, spelled out\nchecker = check.compose([cross_tenant()])\n```\n"},
+			[]string{"checker = check.compose([cross_tenant()]),"}, false},
+		{"nested under a field", unitPlan{faults: "a bespoke disk fault",
+			extra: "- **Technique:** custom\n\n  ```starlark\n  nemesis = my_disk_fault()\n  ```\n"},
+			[]string{"nemesis = my_disk_fault(),"}, false},
+		{"whole scenario", unitPlan{extra: "\n```starlark\nload(\"x.star\", \"s\")\n\nscenario(name = \"S1\", client = s.client, workload = s.w, checker = s.c)\n```\n"},
+			[]string{ProvenanceMarker, "scenario(name = \"S1\", client = s.client"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, ds := compileUnit(t, tt.u)
+			wantIn(t, c, tt.want...)
+			if c.Override != tt.whole {
+				t.Errorf("Override = %v, want %v", c.Override, tt.whole)
+			}
+			if len(ds) != 0 {
+				t.Errorf("an override must answer the diagnostic:\n%s", diagStrings(ds))
+			}
+		})
+	}
+}
+
+// TestCompileArmOverride checks a block under an arm's heading applies to
+// that arm only, and a block in the scenario's own part to every arm.
+func TestCompileArmOverride(t *testing.T) {
+	tests := []struct {
+		before string // the block goes right before this heading
+		want   map[string]bool
+	}{
+		{"#### Arm S1/metrics", map[string]bool{"S1/api": false, "S1/export": true, "S1/metrics": false}},
+		{"#### Arm S1/api", map[string]bool{"S1/api": true, "S1/export": true, "S1/metrics": true}},
+	}
+	orig := string(readFile(t, filepath.Join("testdata", "boundary-arms.md")))
+	for _, tt := range tests {
+		t.Run(tt.before, func(t *testing.T) {
+			src := []byte(strings.Replace(orig, tt.before, "```starlark\nworkload = tenant_reads()\n```\n\n"+tt.before, 1))
+			p, _ := Parse("boundary-arms.md", src)
+			cs, _ := Compile(p, CompileOptions{Source: src})
+			if len(cs) != len(tt.want) {
+				t.Fatalf("compiled %d arms, want %d", len(cs), len(tt.want))
+			}
+			for _, c := range cs {
+				if got := strings.Contains(c.Source, "workload = tenant_reads(),"); got != tt.want[c.ID] {
+					t.Errorf("%s overridden = %v, want %v", c.ID, got, tt.want[c.ID])
+				}
+			}
+		})
+	}
+}
+
+func TestCompileUnmapped(t *testing.T) {
+	tests := []struct {
+		name  string
+		u     unitPlan
+		sev   Severity
+		field string
+		line  int
+		msg   string
+	}{
+		{"workload", unitPlan{workload: "tenants write 500 keys", oracle: "no-lost-ack"}, Error, FieldWorkload, 7, `names no known model`},
+		{"oracle slo", unitPlan{oracle: "p99 latency under 200 ms"}, Error, FieldOracle, 9, "oracle names slo"},
+		{"oracle txn on register", unitPlan{oracle: "serializable"}, Error, FieldOracle, 9, "needs a list-append or rw-register workload"},
+		{"oracle linearizable on bank", unitPlan{workload: "bank", oracle: "linearizable"}, Error, FieldOracle, 9, "needs a register or cas-register workload"},
+		{"budget", unitPlan{smoke: "3 nodes, 1 seed"}, Error, FieldBudgets, 10, "states no duration"},
+		{"fault", unitPlan{faults: "clock skew of 5s"}, Warning, FieldFaults, 8, `fault phrase "clock skew of 5s" is not in the vocabulary`},
+		{"fault target", unitPlan{faults: "kill -9 at T+10s"}, Warning, FieldFaults, 8, "names no target"},
+		{"loss", unitPlan{faults: "packet loss on the leader"}, Warning, FieldFaults, 8, "states no percentage"},
+		{"evidence", unitPlan{faults: "minority partition", landing: "the dashboard turns red"}, Warning, FieldLanding, 14, "not in the vocabulary"},
+		{"evidence no builtin", unitPlan{faults: "kill -9 of the leader", landing: "PID gone and a new leader"}, Warning, FieldLanding, 14, `"new leader" has no evidence.* builtin`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ds := compileUnit(t, tt.u)
+			if len(ds) != 1 {
+				t.Fatalf("want one diagnostic, got:\n%s", diagStrings(ds))
+			}
+			d := ds[0]
+			if d.Severity != tt.sev || d.Field != tt.field || d.Pos.Line != tt.line || d.Scenario != "S1" ||
+				!strings.Contains(d.Msg, tt.msg) || d.Fix == "" || d.Rule != "compile-unmapped" {
+				t.Errorf("got %s (rule %s), want %s at line %d on %s containing %q", d, d.Rule, tt.sev, tt.line, tt.field, tt.msg)
+			}
+		})
+	}
+}
+
+// TestCompileTier checks --tier emits one tier and insists on it.
+func TestCompileTier(t *testing.T) {
+	cs, ds := compileFile(t, filepath.Join("testdata", "etcd-register.md"), CompileOptions{Tier: "release", Suite: "../suite.star"})
+	if !strings.Contains(cs[0].Source, `load("../suite.star", "suite")`) {
+		t.Errorf("suite path not used:\n%s", cs[0].Source)
+	}
+	if strings.Contains(cs[0].Source, `"smoke"`) || !strings.Contains(cs[1].Source, `"release": budget(duration = "2h"`) {
+		t.Errorf("tier filter not applied:\n%s\n%s", cs[0].Source, cs[1].Source)
+	}
+	if !strings.Contains(diagStrings(ds), "etcd-register.md:96: [S1 Budgets] the release budget is not provided") {
+		t.Errorf("missing not-provided error:\n%s", diagStrings(ds))
+	}
+}
+
+// FuzzCompile checks no plan text makes Compile panic or emit Starlark that
+// does not parse.
+func FuzzCompile(f *testing.F) {
+	f.Add(unitPlan{}.source())
+	f.Add(string(readFile(f, filepath.Join("testdata", "etcd-register.md"))))
+	f.Add(unitPlan{workload: "cas-register over 3 keys, 9 ops/s", faults: "kill -9 of the leader for 1s; every 2s",
+		extra: "```starlark\nworkload = x\n```\n"}.source())
+	f.Fuzz(func(t *testing.T, src string) {
+		p, _ := Parse("fuzz.md", []byte(src))
+		cs, _ := Compile(p, CompileOptions{Source: []byte(src)})
+		for _, c := range cs {
+			if authored(c) {
+				continue // the author's own Starlark may be anything
+			}
+			if _, err := (&syntax.FileOptions{}).Parse(c.File, c.Source, 0); err != nil {
+				t.Fatalf("%s does not parse: %v\n%s", c.File, err, c.Source)
+			}
+		}
+	})
+}
+
+// authored reports whether c carries a ```starlark block of the plan.
+func authored(c CompiledScenario) bool {
+	for _, m := range c.Mapped {
+		if m.Field == "starlark" {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkCompile measures compiling the etcd example plan (parse excluded).
+func BenchmarkCompile(b *testing.B) {
+	path := filepath.Join("testdata", "etcd-register.md")
+	src := readFile(b, path)
+	p, _ := Parse(path, src)
+	o := CompileOptions{Source: src}
+	b.ReportAllocs()
+	for b.Loop() {
+		Compile(p, o)
+	}
+}
