@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -15,13 +16,37 @@ import (
 //	check.stats()
 //	check.transactional(workload="list-append", consistency_models=["serializable"])
 //	check.compose([check.linearizable(), check.stats()])
+//	check.set(), check.set_full(linearizable=False), check.counter()
+//	check.bank(total=100, accounts=[0, 1], allow_negative=False)
+//	check.unique_ids(), check.queue(), check.total_queue()
+//	check.no_lost_ack(writes=["write", ...], final="dump")
+//	check.monotonic_reads(session="", version=""), check.read_your_writes(session="")
+//	check.exactly_once(key="order_id", writes=None, final="dump")
+//	check.final_state(predicate, final="dump"), check.replicas(final="dump")
+//	check.slo(p99="20ms", error_rate=0.01, window="10s")     # also p50, p999, min_ops, f
+//	check.fairness(group="tenant", max_p99_ratio=3)          # also min_throughput, max_error_rate, repeat, max_spread, f
 var Module = &starlarkstruct.Module{
 	Name: "check",
 	Members: starlark.StringDict{
-		"linearizable":  starlark.NewBuiltin("check.linearizable", starLinearizable),
-		"stats":         starlark.NewBuiltin("check.stats", starStats),
-		"transactional": starlark.NewBuiltin("check.transactional", starTransactional),
-		"compose":       starlark.NewBuiltin("check.compose", starCompose),
+		"linearizable":     starlark.NewBuiltin("check.linearizable", starLinearizable),
+		"stats":            starlark.NewBuiltin("check.stats", starStats),
+		"transactional":    starlark.NewBuiltin("check.transactional", starTransactional),
+		"compose":          starlark.NewBuiltin("check.compose", starCompose),
+		"set":              starlark.NewBuiltin("check.set", noArgs(Set)),
+		"set_full":         starlark.NewBuiltin("check.set_full", starSetFull),
+		"counter":          starlark.NewBuiltin("check.counter", noArgs(Counter)),
+		"bank":             starlark.NewBuiltin("check.bank", starBank),
+		"unique_ids":       starlark.NewBuiltin("check.unique_ids", noArgs(UniqueIDs)),
+		"queue":            starlark.NewBuiltin("check.queue", noArgs(Queue)),
+		"total_queue":      starlark.NewBuiltin("check.total_queue", noArgs(TotalQueue)),
+		"no_lost_ack":      starlark.NewBuiltin("check.no_lost_ack", starNoLostAck),
+		"monotonic_reads":  starlark.NewBuiltin("check.monotonic_reads", starSession(MonotonicReads, true)),
+		"read_your_writes": starlark.NewBuiltin("check.read_your_writes", starSession(ReadYourWrites, false)),
+		"exactly_once":     starlark.NewBuiltin("check.exactly_once", starExactlyOnce),
+		"slo":              starlark.NewBuiltin("check.slo", starSLO),
+		"fairness":         starlark.NewBuiltin("check.fairness", starFairness),
+		"final_state":      starlark.NewBuiltin("check.final_state", starFinalState),
+		"replicas":         starlark.NewBuiltin("check.replicas", starReplicas),
 	},
 }
 
@@ -58,7 +83,7 @@ func (v CheckerValue) Checker() Checker { return v.c }
 func FromStarlark(v starlark.Value) (Checker, error) {
 	cv, ok := v.(CheckerValue)
 	if !ok {
-		return nil, fmt.Errorf("want a checker (from check.linearizable, check.stats or check.compose), got %s", v.Type())
+		return nil, fmt.Errorf("want a checker (made by the check module), got %s", v.Type())
 	}
 	return cv.c, nil
 }
@@ -89,12 +114,9 @@ func starTransactional(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		return nil, err
 	}
 	o := TransactionalOptions{Workload: workload}
-	for i := 0; models != nil && i < models.Len(); i++ {
-		m, ok := starlark.AsString(models.Index(i))
-		if !ok {
-			return nil, fmt.Errorf("%s: consistency_models[%d] is a %s, want a string", b.Name(), i, models.Index(i).Type())
-		}
-		o.ConsistencyModels = append(o.ConsistencyModels, m)
+	var err error
+	if o.ConsistencyModels, err = stringList(models); err != nil {
+		return nil, fmt.Errorf("%s: consistency_models: %w", b.Name(), err)
 	}
 	c, err := Transactional(o)
 	if err != nil {
@@ -132,4 +154,247 @@ func starCompose(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 		return nil, fmt.Errorf("%s: give at least one checker", b.Name())
 	}
 	return CheckerValue{Compose(cs...)}, nil
+}
+
+// builtinFunc is the signature of a Starlark builtin's implementation.
+type builtinFunc = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+
+// noArgs makes the builtin for a checker constructor that takes no options.
+func noArgs(mk func() Checker) builtinFunc {
+	return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+			return nil, err
+		}
+		return CheckerValue{mk()}, nil
+	}
+}
+
+// starSetFull is check.set_full(linearizable=False).
+func starSetFull(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o SetFullOptions
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "linearizable?", &o.Linearizable); err != nil {
+		return nil, err
+	}
+	return CheckerValue{SetFull(o)}, nil
+}
+
+// starBank is check.bank(total=0, accounts=None, allow_negative=False).
+func starBank(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o BankOptions
+	var accounts starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "total?", &o.Total, "accounts?", &accounts, "allow_negative?", &o.AllowNegative); err != nil {
+		return nil, err
+	}
+	if o.Total < 0 {
+		return nil, fmt.Errorf("%s: total must not be negative, got %d", b.Name(), o.Total)
+	}
+	if accounts != starlark.None {
+		v, err := starval.ToGo(accounts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: accounts: %w", b.Name(), err)
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: accounts must be a list, got %s", b.Name(), accounts.Type())
+		}
+		o.Accounts = list
+	}
+	return CheckerValue{Bank(o)}, nil
+}
+
+// starNoLostAck is check.no_lost_ack(writes=DefaultWrites, final="dump").
+func starNoLostAck(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o NoLostAckOptions
+	var writes *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "writes?", &writes, "final?", &o.Final); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.Writes, err = stringList(writes); err != nil {
+		return nil, fmt.Errorf("%s: writes: %w", b.Name(), err)
+	}
+	return CheckerValue{NoLostAck(o)}, nil
+}
+
+// starSession makes check.monotonic_reads(session="", version="") and
+// check.read_your_writes(session="").
+func starSession(mk func(SessionOptions) Checker, versioned bool) builtinFunc {
+	return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var o SessionOptions
+		pairs := []any{"session?", &o.Session}
+		if versioned {
+			pairs = append(pairs, "version?", &o.Version)
+		}
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, pairs...); err != nil {
+			return nil, err
+		}
+		return CheckerValue{mk(o)}, nil
+	}
+}
+
+// stringList reads an optional list of strings.
+func stringList(l *starlark.List) ([]string, error) {
+	var out []string
+	for i := 0; l != nil && i < l.Len(); i++ {
+		s, ok := starlark.AsString(l.Index(i))
+		if !ok {
+			return nil, fmt.Errorf("element %d is a %s, want a string", i, l.Index(i).Type())
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// starExactlyOnce is check.exactly_once(key, writes=None, final="dump").
+func starExactlyOnce(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o ExactlyOnceOptions
+	var writes *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "key", &o.Key, "writes?", &writes, "final?", &o.Final); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.Writes, err = stringList(writes); err != nil {
+		return nil, fmt.Errorf("%s: writes: %w", b.Name(), err)
+	}
+	c, err := ExactlyOnce(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// number unpacks an int or a float argument as a float64.
+type number float64
+
+// Unpack implements starlark.Unpacker.
+func (n *number) Unpack(v starlark.Value) error {
+	f, ok := starlark.AsFloat(v)
+	if !ok {
+		return fmt.Errorf("want a number, got %s", v.Type())
+	}
+	*n = number(f)
+	return nil
+}
+
+// optionalRate reads None as unset and a number as a rate.
+func optionalRate(v starlark.Value) (*float64, error) {
+	if v == nil || v == starlark.None {
+		return nil, nil
+	}
+	f, ok := starlark.AsFloat(v)
+	if !ok {
+		return nil, fmt.Errorf("want a number or None, got %s", v.Type())
+	}
+	return &f, nil
+}
+
+// starSLO is check.slo(p50=, p99=, p999=, error_rate=None, window=0, min_ops=1, f=None).
+func starSLO(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var p50, p99, p999, window starval.Duration
+	var rate starlark.Value
+	var fs *starlark.List
+	var o SLOOptions
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "p50?", &p50, "p99?", &p99, "p999?", &p999,
+		"error_rate?", &rate, "window?", &window, "min_ops?", &o.MinOps, "f?", &fs); err != nil {
+		return nil, err
+	}
+	o.P50, o.P99, o.P999, o.Window = time.Duration(p50), time.Duration(p99), time.Duration(p999), time.Duration(window)
+	var err error
+	if o.ErrorRate, err = optionalRate(rate); err != nil {
+		return nil, fmt.Errorf("%s: error_rate: %w", b.Name(), err)
+	}
+	if o.F, err = stringList(fs); err != nil {
+		return nil, fmt.Errorf("%s: f: %w", b.Name(), err)
+	}
+	c, err := SLO(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// starFairness is check.fairness(group="", max_p99_ratio=0, min_throughput=0,
+// max_error_rate=None, repeat="", max_spread=0, f=None).
+func starFairness(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o FairnessOptions
+	var ratio, tput, spread number
+	var rate starlark.Value
+	var fs *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "group?", &o.Group, "max_p99_ratio?", &ratio,
+		"min_throughput?", &tput, "max_error_rate?", &rate, "repeat?", &o.Repeat, "max_spread?", &spread, "f?", &fs); err != nil {
+		return nil, err
+	}
+	o.MaxP99Ratio, o.MinThroughput, o.MaxSpread = float64(ratio), float64(tput), float64(spread)
+	var err error
+	if o.MaxErrorRate, err = optionalRate(rate); err != nil {
+		return nil, fmt.Errorf("%s: max_error_rate: %w", b.Name(), err)
+	}
+	if o.F, err = stringList(fs); err != nil {
+		return nil, fmt.Errorf("%s: f: %w", b.Name(), err)
+	}
+	c, err := Fairness(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// predicateSteps bounds one call of a final-state predicate, so a runaway
+// script loop ends as an unknown verdict instead of a hung check.
+const predicateSteps = 100_000_000
+
+// starFinalState is check.final_state(predicate, final="dump"). The predicate
+// gets the final state and returns a bool, or a (bool, reason) tuple.
+func starFinalState(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn starlark.Callable
+	o := FinalStateOptions{}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "predicate", &fn, "final?", &o.Final); err != nil {
+		return nil, err
+	}
+	print := thread.Print
+	o.Description = fn.Name()
+	o.Predicate = func(state any) (bool, string, error) {
+		sv, err := starval.FromGo(state)
+		if err != nil {
+			return false, "", fmt.Errorf("final state: %w", err)
+		}
+		th := &starlark.Thread{Name: "check.final_state", Print: print}
+		th.SetMaxExecutionSteps(predicateSteps)
+		out, err := starlark.Call(th, fn, starlark.Tuple{sv}, nil)
+		if err != nil {
+			return false, "", fmt.Errorf("%s: %w", fn.Name(), err)
+		}
+		return predicateResult(fn.Name(), out)
+	}
+	c, err := FinalState(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// predicateResult reads a predicate's bool or (bool, reason) answer.
+func predicateResult(name string, v starlark.Value) (bool, string, error) {
+	switch x := v.(type) {
+	case starlark.Bool:
+		return bool(x), "", nil
+	case starlark.Tuple:
+		if len(x) == 2 {
+			ok, isBool := x[0].(starlark.Bool)
+			why, isStr := starlark.AsString(x[1])
+			if isBool && isStr {
+				return bool(ok), why, nil
+			}
+		}
+	}
+	return false, "", fmt.Errorf("%s returned %s; want a bool or a (bool, reason) tuple", name, v.Type())
+}
+
+// starReplicas is check.replicas(final="dump").
+func starReplicas(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o ReplicasOptions
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "final?", &o.Final); err != nil {
+		return nil, err
+	}
+	return CheckerValue{Replicas(o)}, nil
 }

@@ -30,6 +30,7 @@ type checkFlags struct {
 	timeout time.Duration
 	json    bool
 	out     string
+	bank    int64 // --bank-total
 }
 
 func newCheckCmd() *cobra.Command {
@@ -69,16 +70,40 @@ check), 3 input rejected (the message names file:line and what was expected),
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "bound on the search per history (0 = none)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
 	fl.StringVar(&f.out, "out", "", "write explanations and HTML visualizations under DIR/<history name>/")
+	fl.Int64Var(&f.bank, "bank-total", 0, "for bank: the conserved total of all balances (0 = the first read's sum)")
 	return cmd
 }
 
-// allModels lists every --model value.
+// allModels lists every --model value: linearizability models, transactional
+// workloads, then the oracles that need no model search.
 func allModels() []string {
-	return append(check.Models(), check.TransactionalWorkloads...)
+	return slices.Concat(check.Models(), check.TransactionalWorkloads,
+		[]string{"set", "set-full", "counter", "bank", "unique-ids", "queue", "total-queue"})
 }
 
 // newChecker builds the checker --model names.
 func newChecker(f checkFlags, init any) (check.Checker, error) {
+	if f.bank != 0 && f.model != "bank" {
+		return nil, fmt.Errorf("--bank-total applies to bank, not %s", f.model)
+	}
+	if f.bank < 0 {
+		return nil, fmt.Errorf("--bank-total must not be negative, got %d", f.bank)
+	}
+	oracles := map[string]func() check.Checker{
+		"set":         check.Set,
+		"set-full":    func() check.Checker { return check.SetFull(check.SetFullOptions{}) },
+		"counter":     check.Counter,
+		"bank":        func() check.Checker { return check.Bank(check.BankOptions{Total: f.bank}) },
+		"unique-ids":  check.UniqueIDs,
+		"queue":       check.Queue,
+		"total-queue": check.TotalQueue,
+	}
+	if mk, ok := oracles[f.model]; ok {
+		if f.init != "nil" || len(f.cms) > 0 {
+			return nil, fmt.Errorf("--init and --consistency-model do not apply to %s", f.model)
+		}
+		return mk(), nil
+	}
 	if slices.Contains(check.TransactionalWorkloads, f.model) {
 		if f.init != "nil" {
 			return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,51 @@ func TestCheckTransactional(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "check", "--model", "register", "--consistency-model", "serializable", hist); code != exitUsage {
 		t.Errorf("--consistency-model with a linearizability model: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestCheckOracleModels(t *testing.T) {
+	// Each history is EDN, one op map per line; every model gets a passing and a failing one.
+	ops := func(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
+	cases := []struct {
+		model string
+		args  []string
+		hist  string
+		want  int
+		text  string
+	}{
+		{"set", nil, ops(`{:process 0 :type :invoke :f :add :value 1}`, `{:process 0 :type :ok :f :add :value 1}`,
+			`{:process 0 :type :invoke :f :read :value nil}`, `{:process 0 :type :ok :f :read :value #{1}}`), exitOK, "1 ok, 0 lost"},
+		{"set", nil, ops(`{:process 0 :type :invoke :f :add :value 1}`, `{:process 0 :type :ok :f :add :value 1}`,
+			`{:process 0 :type :invoke :f :read :value nil}`, `{:process 0 :type :ok :f :read :value #{}}`), exitFail, "Lost"},
+		{"set", nil, ops(`{:process 0 :type :invoke :f :add :value 1}`, `{:process 0 :type :ok :f :add :value 1}`), exitUnknown, "never read"},
+		{"set-full", nil, ops(`{:process 0 :type :invoke :f :add :value 1}`, `{:process 0 :type :ok :f :add :value 1}`,
+			`{:process 0 :type :invoke :f :read :value nil}`, `{:process 0 :type :ok :f :read :value [1]}`), exitOK, "1 stable"},
+		{"counter", nil, ops(`{:process 0 :type :invoke :f :add :value 2}`, `{:process 0 :type :ok :f :add :value 2}`,
+			`{:process 0 :type :invoke :f :read :value nil}`, `{:process 0 :type :ok :f :read :value 3}`), exitFail, "outside [2, 2]"},
+		{"bank", []string{"--bank-total", "20"}, ops(`{:process 0 :type :invoke :f :read :value nil}`,
+			`{:process 0 :type :ok :f :read :value {0 10 1 10}}`), exitOK, "sum to 20"},
+		{"bank", []string{"--bank-total", "30"}, ops(`{:process 0 :type :invoke :f :read :value nil}`,
+			`{:process 0 :type :ok :f :read :value {0 10 1 10}}`), exitFail, "not 30"},
+		{"unique-ids", nil, ops(`{:process 0 :type :invoke :f :generate :value nil}`, `{:process 0 :type :ok :f :generate :value 1}`,
+			`{:process 1 :type :invoke :f :generate :value nil}`, `{:process 1 :type :ok :f :generate :value 1}`), exitFail, "1 duplicated"},
+		{"queue", nil, ops(`{:process 0 :type :invoke :f :enqueue :value 1}`, `{:process 0 :type :ok :f :enqueue :value 1}`,
+			`{:process 0 :type :invoke :f :dequeue :value nil}`, `{:process 0 :type :ok :f :dequeue :value 1}`), exitOK, "every one from the queue"},
+		{"total-queue", nil, ops(`{:process 0 :type :invoke :f :enqueue :value 1}`, `{:process 0 :type :ok :f :enqueue :value 1}`,
+			`{:process 0 :type :invoke :f :drain :value nil}`, `{:process 0 :type :ok :f :drain :value []}`), exitFail, "1 lost"},
+		{"set", []string{"--bank-total", "5"}, ops(`{:process 0 :type :invoke :f :add :value 1}`), exitUsage, ""},
+		{"queue", []string{"--init", "0"}, ops(`{:process 0 :type :invoke :f :add :value 1}`), exitUsage, ""},
+	}
+	dir := t.TempDir()
+	for i, c := range cases {
+		file := filepath.Join(dir, fmt.Sprintf("%s-%d.edn", c.model, i))
+		if err := os.WriteFile(file, []byte(c.hist), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := append(append([]string{"check", "--model", c.model}, c.args...), file)
+		code, out, errOut := runCLI(t, args...)
+		if code != c.want || !strings.Contains(out, c.text) {
+			t.Errorf("%s %v: exit %d (want %d), output lacks %q:\n%s%s", c.model, c.args, code, c.want, c.text, out, errOut)
+		}
 	}
 }
