@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every .star file of the standard library.
 //
-//go:embed *.star
+//go:embed *.star db/*.star
 var FS embed.FS

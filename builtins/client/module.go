@@ -13,6 +13,7 @@ var Module = &starlarkstruct.Module{
 	Members: starlark.StringDict{
 		"register": starlark.NewBuiltin("client.register", newRegister),
 		"noop":     starlark.NewBuiltin("client.noop", newNoop),
+		"postgres": starlark.NewBuiltin("client.postgres", newPostgres),
 	},
 }
 
@@ -35,4 +36,19 @@ func newNoop(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 		return nil, err
 	}
 	return Noop{}, nil
+}
+
+// newPostgres is client.postgres(dsn, isolation="serializable",
+// workload="list-append", accounts=5, total=100): a real PostgreSQL database.
+// The configuration is checked here so a bad script fails at load time.
+func newPostgres(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	p := &Postgres{Isolation: "serializable", Workload: "list-append", Accounts: 5, Total: 100}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dsn", &p.DSN, "isolation?", &p.Isolation,
+		"workload?", &p.Workload, "accounts?", &p.Accounts, "total?", &p.Total); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return p, nil
 }
