@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
 )
@@ -43,8 +45,15 @@ type Result struct {
 	HistoryPath string
 	Ops         []history.Op
 	// Problems are reasons the run cannot count as a pass whatever the
-	// checker says: too little load, an interrupted run.
+	// checker says: too little load, an interrupted run, faults that did
+	// not show their landing evidence or could not be healed.
 	Problems []string
+	// Landing judges the scenario's landing evidence against the history.
+	Landing []nemesis.Finding
+	// Faults are the nemesis's fault windows and what clients saw in each.
+	Faults []nemesis.Window
+	// Healed lists, per node, what the final HealAll removed.
+	Healed nemesis.HealReport
 }
 
 // Run executes s under the budget of opts.Tier and checks the history. The
@@ -79,12 +88,38 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc,
 		Virtual: s.Time == "virtual" || (s.Time == "auto" && s.Client.Simulated() && !o.Realtime)}
+	if s.Nemesis != nil {
+		if o.Pool == nil {
+			return nil, fmt.Errorf("scenario %q declares a nemesis but there are no nodes to inject faults on: pass --nodes or --nodes-file", s.Name)
+		}
+		if s.Time == "virtual" {
+			return nil, fmt.Errorf("scenario %q: a nemesis acts on real nodes, so time cannot be \"virtual\"", s.Name)
+		}
+		r.Virtual = false
+	}
 
 	workload, err := gen.FromStarlark(s.Workload)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: workload: %w", s.Name, err)
 	}
-	g := gen.TimeLimit(b.Duration, gen.Clients(workload))
+	var nemWorker gen.Worker
+	heal := func() {}
+	g := gen.Clients(workload)
+	if s.Nemesis != nil {
+		w, err := nemesis.New(nemesis.Options{Pool: o.Pool, Seed: seed.Split(o.Seed, "nemesis")})
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+		nemWorker = w
+		g = gen.Any(g, gen.Nemesis(s.Nemesis.Generator()))
+		// Heal on every way out: after the workload, on error, on cancel.
+		heal = healer(ctx, o.Pool, r)
+		defer heal()
+	}
+	g = gen.TimeLimit(b.Duration, g)
+	if s.Nemesis != nil {
+		g = gen.Then(g, gen.Nemesis(s.Nemesis.Final()))
+	}
 
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
@@ -133,6 +168,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		Starlark: thread,
 		Log:      o.Log,
 		Stats:    stats,
+		Nemesis:  nemWorker,
 	}
 	sum, runErr := gen.Run(runCtx, g, cfg)
 	stopStatus()
@@ -151,6 +187,16 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if sum.Cancelled {
 		r.Problems = append(r.Problems, "the run was interrupted before its budget ended")
 	}
+	if s.Nemesis != nil {
+		heal() // now, before checking, which can take minutes
+		r.Faults = nemesis.FaultWindows(r.Ops)
+		r.Landing = nemesis.Evaluate(s.Landing, r.Ops)
+		for _, f := range r.Landing {
+			if !f.Pass {
+				r.Problems = append(r.Problems, fmt.Sprintf("landing evidence %s not seen: %s", f.Decl, f.Evidence))
+			}
+		}
+	}
 
 	// Check even after Ctrl-C: what was recorded deserves a verdict.
 	checkCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.CheckTimeout+time.Minute)
@@ -160,6 +206,24 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	return r, nil
+}
+
+// healer returns a func that heals every node once, with a fresh context
+// so a cancelled run still heals, and notes in r what it removed or why it
+// failed. Calling it again does nothing.
+func healer(ctx context.Context, pool *control.Pool, r *Result) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+			defer cancel()
+			rep, err := nemesis.HealAll(hctx, pool)
+			r.Healed = rep
+			if err != nil {
+				r.Problems = append(r.Problems, fmt.Sprintf("healing faults failed: %v (run 'faultline heal' with the same nodes)", err))
+			}
+		})
+	}
 }
 
 // Validate checks that s can run at tier without running it: the budget

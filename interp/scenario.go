@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/client"
+	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/builtins/starval"
 )
 
@@ -47,6 +48,10 @@ type Scenario struct {
 	Budgets     map[string]Budget
 	OpTimeout   time.Duration
 	Time        string // "auto", "virtual" or "real"
+	// Nemesis is the scenario's faults (nil = none); Landing the evidence
+	// the run must show that they took effect.
+	Nemesis *nemesis.Package
+	Landing []*nemesis.Decl
 }
 
 // Budget returns the scenario's budget for tier.
@@ -106,6 +111,7 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		name, description, timeMode string
 		cl, workload, checker       starlark.Value
 		nodes, budgets, falsifies   starlark.Value
+		nem, landing, dbRecipe      starlark.Value
 		opTimeout                                  = starval.Duration(5 * time.Second)
 		conc                        starlark.Value = starlark.MakeInt(5)
 	)
@@ -114,8 +120,13 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"name", &name, "client", &cl, "workload", &workload, "checker", &checker,
 		"concurrency?", &conc, "nodes?", &nodes, "budgets?", &budgets,
 		"op_timeout?", &opTimeout, "falsifies?", &falsifies, "description?", &description,
-		"time?", &timeMode); err != nil {
+		"time?", &timeMode, "nemesis?", &nem, "landing?", &landing, "db?", &dbRecipe); err != nil {
 		return nil, err
+	}
+	if dbRecipe != nil && dbRecipe != starlark.None {
+		// Suites pass db = None until db recipes (install, start, primaries
+		// on real nodes) exist; refusing one beats ignoring it.
+		return nil, fmt.Errorf("scenario %q: db recipes are not supported yet (got %s); set db = None and manage the system outside faultline", name, dbRecipe.Type())
 	}
 	s := &Scenario{Name: name, Pos: thread.CallFrame(1).Pos, Description: description, Workload: workload,
 		OpTimeout: time.Duration(opTimeout), Time: timeMode}
@@ -153,6 +164,17 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	}
 	if s.Budgets, err = budgetMap(budgets); err != nil {
 		return nil, fmt.Errorf("scenario %q: budgets: %w", name, err)
+	}
+	if nem != nil && nem != starlark.None {
+		if s.Nemesis, err = nemesis.FromStarlark(nem); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", name, err)
+		}
+	}
+	if s.Landing, err = nemesis.DeclsFromStarlark(landing); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", name, err)
+	}
+	if len(s.Landing) > 0 && s.Nemesis == nil {
+		return nil, fmt.Errorf("scenario %q: landing evidence is declared but no nemesis", name)
 	}
 	switch timeMode {
 	case "auto", "virtual", "real":

@@ -22,6 +22,7 @@ import (
 	"github.com/faultline/faultline/builtins/client"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/internal/seed"
 )
 
@@ -76,6 +77,8 @@ func Predeclared() starlark.StringDict {
 		"check":    check.Module,
 		"client":   client.Module,
 		"control":  control.Module,
+		"nemesis":  nemesis.Module,
+		"evidence": nemesis.EvidenceModule,
 		"rand":     randModule,
 		"struct":   starlark.NewBuiltin("struct", starlarkstruct.Make),
 		"json":     json.Module,

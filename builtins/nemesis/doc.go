@@ -1,0 +1,68 @@
+// Package nemesis injects faults on the nodes of a test, proves from the
+// victims that each fault landed, and guarantees they are healed.
+//
+// # Worker
+//
+// A Worker (New, over a control.Pool) is the gen.Worker of the nemesis
+// thread. It executes these ops:
+//
+//	start-partition  value: a grudge spec name (ComputeGrudge) or {node: [peers it drops]}
+//	stop-partition
+//	start-loss       value: {"nodes": node spec, "probability": p}
+//	stop-loss
+//	kill / start     value: {"nodes", "pattern", "restart": argv, "pidfile", "logfile"}
+//	pause / resume   value: {"nodes", "pattern"} (SIGSTOP / SIGCONT)
+//	start-bandwidth  value: {"nodes", "rate": "1mbit"} (tbf on the nodes' interfaces)
+//	start-delay      value: {"nodes", "delay": "50ms", "jitter"} (netem, where the kernel has it)
+//	stop-bandwidth / stop-delay
+//	fill-disk        value: {"nodes", "path", "size": "100M"} (fallocate)
+//	free-disk
+//	clock-skew       always fails: missing capability (see below)
+//	heal             removes every fault on every node (HealAll)
+//
+// Node specs (ResolveNodes) are one, minority, majority, primaries, all, a
+// node name or a list. The completion's Value holds the resolved targets or
+// grudge; Extra["evidence"] holds, per node, what was read back from it;
+// Extra["landed"] says whether that evidence shows the fault in effect. A
+// fault is never judged by the injector's exit code: a partition is landed
+// when each DROP rule and the INPUT jump are read back right after inject
+// and are still there, with their packet counters, when it is healed (a
+// rule deleted behind faultline's back makes the stop op report
+// landed=false and the missing peers); a kill when every matched pid is gone
+// from /proc, a pause when each is in state T, a bandwidth limit when its
+// qdisc is read back (and its byte counters when removed), a fill when the
+// file's size is. Stop ops also read the fault back gone and report
+// Extra["healed"].
+//
+// # Rules on the nodes
+//
+// iptables rules live only in faultline's chains (Chain, PartitionChain,
+// LossChain); Chain is jumped to from INPUT and first accepts loopback and
+// the controller's address (taken from the node's SSH_CLIENT), so the
+// controller is never cut off. Grudges are enforced at the receiver: node
+// a drops packets from each peer in grudge[a]. One-way partitions need no
+// OUTPUT rules. Loss uses the statistic match. Either iptables backend
+// works (the same commands drive nft and legacy); HealAll cleans up with
+// every front end present, in case a crashed run used another one.
+//
+// Pauses and fill files leave no name to find, so they are recorded in
+// StateFile on the node; qdiscs carry QdiscHandle. HealAll removes the
+// chains and their jump, the marked qdiscs, resumes the recorded pids and
+// deletes recorded files; it is idempotent and needs no memory of the run,
+// which is what `faultline heal` relies on after a controller crash.
+//
+// # Missing capabilities
+//
+// Faults a node cannot take are reported, never faked: start-delay reads
+// the kernel's netem support first (Capabilities) and fails with "missing
+// capability" where it is absent; clock faults fail too, naming the nodes
+// that share one kernel (same boot id), and are not implemented for nodes
+// with kernels of their own.
+//
+// # Starlark
+//
+// Module ("nemesis") builds nemesis packages: fault cycles (sleep interval,
+// inject, hold, heal) plus a final heal. EvidenceModule ("evidence")
+// declares the signals a scenario must see; Evaluate judges them against
+// the recorded history after the run.
+package nemesis

@@ -1,0 +1,275 @@
+package nemesis
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/builtins/starval"
+	"github.com/faultline/faultline/history"
+)
+
+// Module is the Starlark "nemesis" module. Each builder returns a nemesis
+// package: a generator of fault cycles (wait interval, inject, hold, heal)
+// and a final generator that heals everything, both for the nemesis thread.
+//
+//	nemesis.partition(spec="majority", interval="10s", hold="10s")
+//	nemesis.loss(nodes="one", probability=0.3, interval=, hold=)
+//	nemesis.kill(nodes="one", pattern=, restart=[argv], pidfile="", logfile="", interval=, hold=)
+//	nemesis.pause(nodes="one", pattern=, interval=, hold=)
+//	nemesis.bandwidth(nodes="one", rate="1mbit", interval=, hold=)
+//	nemesis.delay(nodes="one", delay="50ms", jitter="", interval=, hold=)   fails where the kernel lacks netem
+//	nemesis.fill_disk(nodes="one", path=, size="100M", interval=, hold=)
+//	nemesis.compose([pkg, ...])   the packages' cycles interleaved at random (faults may overlap), one final heal
+//	nemesis.heal()                a generator of one heal op
+var Module = &starlarkstruct.Module{
+	Name: "nemesis",
+	Members: starlark.StringDict{
+		"partition": starlark.NewBuiltin("nemesis.partition", partitionBuiltin),
+		"loss":      starlark.NewBuiltin("nemesis.loss", lossBuiltin),
+		"kill":      starlark.NewBuiltin("nemesis.kill", processBuiltin("kill", "start")),
+		"pause":     starlark.NewBuiltin("nemesis.pause", processBuiltin("pause", "resume")),
+		"bandwidth": starlark.NewBuiltin("nemesis.bandwidth", bandwidthBuiltin),
+		"delay":     starlark.NewBuiltin("nemesis.delay", delayBuiltin),
+		"fill_disk": starlark.NewBuiltin("nemesis.fill_disk", fillDiskBuiltin),
+		"compose":   starlark.NewBuiltin("nemesis.compose", composeBuiltin),
+		"heal":      starlark.NewBuiltin("nemesis.heal", healBuiltin),
+	},
+}
+
+// Package is a nemesis as a Starlark value (type "nemesis"): the fault
+// cycles and the final healing generator.
+type Package struct {
+	name  string
+	gen   gen.Generator
+	final gen.Generator
+}
+
+// Generator returns the fault cycles (nemesis ops, not yet routed).
+func (p *Package) Generator() gen.Generator { return p.gen }
+
+// Final returns the generator that heals what the cycles may leave.
+func (p *Package) Final() gen.Generator { return p.final }
+
+// String implements starlark.Value.
+func (p *Package) String() string { return "<nemesis " + p.name + ">" }
+
+// Type implements starlark.Value.
+func (p *Package) Type() string { return "nemesis" }
+
+// Freeze implements starlark.Value; a package is immutable.
+func (p *Package) Freeze() {}
+
+// Truth implements starlark.Value.
+func (p *Package) Truth() starlark.Bool { return starlark.True }
+
+// Hash implements starlark.Value; packages are not hashable.
+func (p *Package) Hash() (uint32, error) { return 0, errors.New("unhashable type: nemesis") }
+
+// FromStarlark accepts a nemesis package, or any generator (whose final is
+// then a single heal).
+func FromStarlark(v starlark.Value) (*Package, error) {
+	if p, ok := v.(*Package); ok {
+		return p, nil
+	}
+	g, err := gen.FromStarlark(v)
+	if err != nil {
+		return nil, fmt.Errorf("nemesis: want nemesis.partition(...) or another nemesis package or generator: %w", err)
+	}
+	return &Package{name: "custom", gen: g, final: healOp()}, nil
+}
+
+func healOp() gen.Generator {
+	return gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: "heal"})
+}
+
+// cycle repeats: sleep interval, start, sleep hold, stop.
+func cycle(name, start, stop string, value any, interval, hold starval.Duration) (*Package, error) {
+	if interval < 0 || hold <= 0 {
+		return nil, fmt.Errorf("nemesis.%s: hold must be positive and interval not negative", name)
+	}
+	op := func(f string, v any) gen.Generator {
+		return gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: f, Value: v})
+	}
+	g := gen.Cycle(gen.Seq(gen.Sleep(time.Duration(interval)), op(start, value), gen.Sleep(time.Duration(hold)), op(stop, stopValue(value))))
+	return &Package{name: name, gen: g, final: healOp()}, nil
+}
+
+// stopValue is what the healing op of a cycle carries: process faults need
+// the same spec (start needs the restart command), network faults nothing.
+func stopValue(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		if _, ok := m["pattern"]; ok {
+			return m
+		}
+	}
+	return nil
+}
+
+func partitionBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var spec starlark.Value = starlark.String("majority")
+	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "spec?", &spec, "interval?", &interval, "hold?", &hold); err != nil {
+		return nil, err
+	}
+	v, err := starval.ToGo(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s: spec: %w", b.Name(), err)
+	}
+	switch v := v.(type) {
+	case string:
+	case map[string]any:
+		for node, peers := range v {
+			if _, ok := peers.([]any); !ok {
+				return nil, fmt.Errorf("%s: spec[%q] must be a list of nodes it drops", b.Name(), node)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("%s: spec must be a name such as \"majority\" or a {node: [peers]} dict, got %s", b.Name(), spec.Type())
+	}
+	return cycle("partition", "start-partition", "stop-partition", v, interval, hold)
+}
+
+func lossBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var nodes starlark.Value = starlark.String("one")
+	var prob starlark.Float
+	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "probability", &prob, "interval?", &interval, "hold?", &hold); err != nil {
+		return nil, err
+	}
+	if _, err := probability(float64(prob)); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	spec, err := starval.ToGo(nodes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
+	}
+	return cycle("loss", "start-loss", "stop-loss", map[string]any{"nodes": spec, "probability": float64(prob)}, interval, hold)
+}
+
+func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var nodes starlark.Value = starlark.String("one")
+		var pattern, pidfile, logfile string
+		var restart *starlark.List
+		interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
+		params := []any{"pattern", &pattern, "nodes?", &nodes, "interval?", &interval, "hold?", &hold}
+		if start == "kill" {
+			params = append(params, "restart", &restart, "pidfile?", &pidfile, "logfile?", &logfile)
+		}
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, params...); err != nil {
+			return nil, err
+		}
+		spec, err := starval.ToGo(nodes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
+		}
+		v := map[string]any{"nodes": spec, "pattern": pattern}
+		if start == "kill" {
+			argv, err := starval.ToGo(restart)
+			if err != nil {
+				return nil, fmt.Errorf("%s: restart: %w", b.Name(), err)
+			}
+			v["restart"], v["pidfile"], v["logfile"] = argv, pidfile, logfile
+		}
+		if _, err := parseProcessSpec(stop, v); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
+		return cycle(start, start, stop, v, interval, hold)
+	}
+}
+
+func composeBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var list *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nemeses", &list); err != nil {
+		return nil, err
+	}
+	var gens []gen.Generator
+	for i := range list.Len() {
+		p, err := FromStarlark(list.Index(i))
+		if err != nil {
+			return nil, fmt.Errorf("%s: item %d: %w", b.Name(), i, err)
+		}
+		gens = append(gens, p.gen)
+	}
+	if len(gens) == 0 {
+		return nil, fmt.Errorf("%s: no nemeses", b.Name())
+	}
+	return &Package{name: "compose", gen: gen.Mix(gens...), final: healOp()}, nil
+}
+
+func healBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return gen.NewValue("nemesis.heal", healOp()), nil
+}
+
+// nodesValue converts a node spec argument to its history value.
+func nodesValue(b *starlark.Builtin, nodes starlark.Value) (any, error) {
+	spec, err := starval.ToGo(nodes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
+	}
+	return spec, nil
+}
+
+func bandwidthBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var nodes starlark.Value = starlark.String("one")
+	rate := "1mbit"
+	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "rate?", &rate, "interval?", &interval, "hold?", &hold); err != nil {
+		return nil, err
+	}
+	spec, err := nodesValue(b, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if rate == "" || strings.ContainsAny(rate, " \t\n") {
+		return nil, fmt.Errorf("%s: rate %q: want a tc rate such as \"1mbit\"", b.Name(), rate)
+	}
+	return cycle("bandwidth", "start-bandwidth", "stop-bandwidth", map[string]any{"nodes": spec, "rate": rate}, interval, hold)
+}
+
+func delayBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var nodes starlark.Value = starlark.String("one")
+	delay, jitter := "50ms", ""
+	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "delay?", &delay, "jitter?", &jitter, "interval?", &interval, "hold?", &hold); err != nil {
+		return nil, err
+	}
+	spec, err := nodesValue(b, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if !tcTime(delay) || jitter != "" && !tcTime(jitter) {
+		return nil, fmt.Errorf("%s: want times such as \"50ms\", got delay %q jitter %q", b.Name(), delay, jitter)
+	}
+	return cycle("delay", "start-delay", "stop-delay", map[string]any{"nodes": spec, "delay": delay, "jitter": jitter}, interval, hold)
+}
+
+func fillDiskBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var nodes starlark.Value = starlark.String("one")
+	var file, size string
+	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &file, "size", &size, "nodes?", &nodes, "interval?", &interval, "hold?", &hold); err != nil {
+		return nil, err
+	}
+	spec, err := nodesValue(b, nodes)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := parseSize(size); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	if !path.IsAbs(file) || path.Clean(file) != file {
+		return nil, fmt.Errorf("%s: path %q must be a clean absolute file path", b.Name(), file)
+	}
+	return cycle("fill_disk", "fill-disk", "free-disk", map[string]any{"nodes": spec, "path": file, "size": size}, interval, hold)
+}

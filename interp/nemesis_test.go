@@ -1,0 +1,46 @@
+package interp
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+const nemesisScript = `
+load("@stdlib//workloads.star", "cas_register")
+scenario(
+    name = "reg",
+    client = client.register(),
+    workload = gen.stagger("2ms", cas_register(values = 5)),
+    checker = check.linearizable(model = "cas-register"),
+    nemesis = nemesis.compose([nemesis.partition(spec = "majority", interval = "1s", hold = "2s"),
+                               nemesis.kill(pattern = "db", restart = ["db"])]),
+    landing = [evidence.landed(), evidence.iptables_drops(min = 1)],
+)
+`
+
+func TestScenarioDeclaresNemesis(t *testing.T) {
+	s := loadOne(t, nemesisScript, 1)
+	if s.Nemesis == nil || len(s.Landing) != 2 {
+		t.Fatalf("nemesis %v, landing %v", s.Nemesis, s.Landing)
+	}
+}
+
+// A nemesis without nodes is refused before anything runs, naming the flags.
+func TestRunNemesisNeedsNodes(t *testing.T) {
+	s := loadOne(t, nemesisScript, 1)
+	_, err := Run(context.Background(), s, RunOptions{Seed: 1, Dir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "--nodes") {
+		t.Fatalf("Run without nodes: %v, want an error naming --nodes", err)
+	}
+}
+
+func TestScenarioLandingWithoutNemesis(t *testing.T) {
+	src := strings.Replace(nemesisScript, "    nemesis = nemesis.compose", "    x = nemesis.compose", 1)
+	src = strings.Replace(src, "    x = nemesis.compose([nemesis.partition(spec = \"majority\", interval = \"1s\", hold = \"2s\"),\n                               nemesis.kill(pattern = \"db\", restart = [\"db\"])]),\n", "", 1)
+	dir := writeFiles(t, map[string]string{"main.star": src})
+	_, err := Load(context.Background(), dir+"/main.star", LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "no nemesis") {
+		t.Fatalf("Load: %v, want an error about landing without a nemesis", err)
+	}
+}
