@@ -43,6 +43,18 @@ type Context struct {
 
 	preds map[*threadPred][]uint64 // OnThreads predicate results for this run
 	err   error
+
+	// covered is the latest time limit a generator ended at because its next
+	// op fell due after it: the schedule ran to that instant even though no
+	// op was recorded there, so the run's duration counts up to it.
+	covered int64
+}
+
+// coveredUntil notes that a time-limited generator's schedule reached t.
+func (c *Context) coveredUntil(t int64) {
+	if t > c.covered {
+		c.covered = t
+	}
 }
 
 // newContext returns a context with every thread free and allowed, thread t

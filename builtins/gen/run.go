@@ -204,6 +204,11 @@ func (r *runner) run() (err error) {
 			err = fmt.Errorf("gen: run: panic in the interpreter loop: %v", p)
 		}
 		r.sum.Duration = r.eng.shutdown()
+		if c := time.Duration(r.ctx.covered); r.exhausted && c > r.sum.Duration {
+			// The last op fell due after the time limit: the schedule
+			// covered the whole limit though nothing was recorded at its end.
+			r.sum.Duration = c
+		}
 	}()
 	woken := false
 	for {

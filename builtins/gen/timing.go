@@ -21,6 +21,7 @@ type timeLimitGen struct {
 
 func (t *timeLimitGen) Op(ctx *Context) (history.Op, Generator, Status) {
 	if t.started && ctx.Time >= t.deadline {
+		ctx.coveredUntil(t.deadline)
 		return history.Op{}, nil, Exhausted
 	}
 	op, next, st := step(ctx, t.g)
@@ -38,6 +39,7 @@ func (t *timeLimitGen) Op(ctx *Context) (history.Op, Generator, Status) {
 		deadline = op.Time + t.d
 	}
 	if op.Time >= deadline {
+		ctx.coveredUntil(deadline)
 		return history.Op{}, nil, Exhausted
 	}
 	return op, &timeLimitGen{d: t.d, deadline: deadline, started: true, g: next}, Ready
