@@ -59,7 +59,7 @@ func RenderFindings(f *Findings) string {
 	fmt.Fprintf(&b, "# Findings: %s @ %s\n\n", f.Plan.Slug, ts)
 	fmt.Fprintf(&b, "**Plan:** %s\n**Commit under test:** %s\n**Session dir:** %s\n\n", f.PlanPath, orUnknown(f.Commit), f.SessionDir)
 
-	fmt.Fprintf(&b, "## Summary\n\n**%s** — %s\n\n", f.Session, f.Headline)
+	fmt.Fprintf(&b, "## Summary\n\n**%s** — %s\n\n", f.Session, strings.TrimPrefix(f.Headline, string(f.Session)+": "))
 
 	b.WriteString("## Scenario results\n\n| ID | Scenario | Verdict | Oracle | Oracle execution evidence | Nemesis landing evidence | Artifact link |\n|---|---|---|---|---|---|---|\n")
 	for _, u := range f.Units {
@@ -78,7 +78,7 @@ func RenderFindings(f *Findings) string {
 			{"What happened", x.WhatHappened}, {"Reproducer", x.Reproducer}, {"Reduction classification", x.Reduction},
 			{"Classification", x.Classification}, {"Evidence", x.Evidence}, {"Hypothesised root cause", x.RootCause},
 			{"Suggested next action", x.NextAction}} {
-			fmt.Fprintf(&b, "- **%s:** %s\n", kv[0], orUnknown(kv[1]))
+			bullet(&b, kv[0], orUnknown(kv[1]))
 		}
 		b.WriteString("\n")
 	}
@@ -250,6 +250,21 @@ func (f *Findings) adequacy(b *strings.Builder) {
 	}
 }
 
+// bullet writes "- **name:** value"; a multi-line value (a checker's
+// explanation) goes in an indented text block so the list stays a list.
+func bullet(b *strings.Builder, name, value string) {
+	value = strings.TrimRight(value, "\n")
+	if !strings.Contains(value, "\n") {
+		fmt.Fprintf(b, "- **%s:** %s\n", name, value)
+		return
+	}
+	fmt.Fprintf(b, "- **%s:**\n\n  ```text\n", name)
+	for _, line := range strings.Split(value, "\n") {
+		fmt.Fprintf(b, "  %s\n", line)
+	}
+	b.WriteString("  ```\n\n")
+}
+
 func box(s verdict.Status) string {
 	if s == verdict.Pass || s == verdict.NA {
 		return "[x]"
@@ -272,3 +287,24 @@ func link(p string) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// RenderUnit renders findings/<scenario>.md, written as soon as a scenario
+// or arm finishes: its verdict, why, the evidence and its audit boxes.
+func RenderUnit(u Unit) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %s\n\n", u.ID, u.Decision.Verdict)
+	fmt.Fprintf(&b, "**Budget tier met:** %s\n\n", u.Decision.TierMet)
+	b.WriteString("## Why\n\n")
+	for _, r := range u.Decision.Reasons {
+		fmt.Fprintf(&b, "- %s\n", oneLine(r))
+	}
+	fmt.Fprintf(&b, "\n## Evidence\n\n- **Oracle:** %s\n- **Nemesis landing:** %s\n", oneLine(u.Decision.Oracle), oneLine(u.Decision.Landing))
+	if u.Artifact != "" {
+		fmt.Fprintf(&b, "- **Artifacts:** %s\n", link(u.Artifact))
+	}
+	b.WriteString("\n## Green-but-broken check\n\n")
+	for _, a := range u.Decision.Audits {
+		fmt.Fprintf(&b, "- %s %s %s — %s: %s\n", box(a.Status), a.ID, a.Title, a.Status, oneLine(a.Evidence))
+	}
+	return b.String()
+}

@@ -32,7 +32,8 @@ Exit codes of run and check: 0 valid, 1 anomaly found, 2 unknown,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%w (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newVersionCmd(), newCheckCmd(), newRunCmd(), newLintCmd(), newClusterCmd())
+	root.AddCommand(newVersionCmd(), newCheckCmd(), newRunCmd(), newLintCmd(), newClusterCmd(), newHealCmd())
+	root.AddCommand(newCompileCmd())
 	return root
 }
 

@@ -36,6 +36,7 @@ type runFlags struct {
 	json         bool
 	checkTimeout time.Duration
 	nodes        nodeFlags
+	suite        string
 }
 
 func newRunCmd() *cobra.Command {
@@ -80,6 +81,7 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.BoolVar(&f.realtime, "realtime", false, "wall-clock time and real goroutines even for in-process clients")
 	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
+	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default faultline.star beside the plan)")
 	f.nodes.register(fl)
 	return cmd
 }
@@ -106,9 +108,6 @@ type scenarioOutcome struct {
 }
 
 func runScript(cmd *cobra.Command, f runFlags, path string) error {
-	if strings.HasSuffix(strings.ToLower(path), ".md") {
-		return &exitError{code: exitRejected, err: fmt.Errorf("%s: plan files are not supported yet; run a Starlark scenario (.star)", path)}
-	}
 	if !validTierFlag(f.tier) {
 		return usageErr("run: --tier %q: want one of %s", f.tier, strings.Join(interp.Tiers, ", "))
 	}
@@ -133,6 +132,10 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 	}
 	if pool != nil {
 		defer pool.Close()
+	}
+
+	if strings.HasSuffix(strings.ToLower(path), ".md") {
+		return runPlan(ctx, cmd, f, path, pool)
 	}
 
 	print := io.Writer(stderr)

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A whole plan runs end to end on in-process systems: lint, compile, run,
+// verdicts from measured evidence, the findings report, the exit code.
+func TestRunPlanEndToEnd(t *testing.T) {
+	out := t.TempDir()
+	plan := filepath.Join("..", "..", "examples", "inprocess", "plan.md")
+	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out)
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d (a stale read found)\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	for _, want := range []string{"S1", "PASS-smoke", "S2", "FAIL-reproducible", "session: FAIL"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	sessions, _ := filepath.Glob(filepath.Join(out, "inprocess-register", "*"))
+	if len(sessions) != 1 {
+		t.Fatalf("want one session dir, got %v", sessions)
+	}
+	dir := sessions[0]
+	report, err := os.ReadFile(filepath.Join(dir, "findings", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Summary", "**FAIL**", "| S1 |", "PASS-smoke", "| S2 |", "FAIL-reproducible",
+		"### Finding F1", "## Release-budget disclosures", "an in-process example has nothing to soak", "## Green-but-broken check"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	for _, f := range []string{"findings/S1.md", "findings/S2.md", "session-log.md", "artifacts/S1/history.jsonl",
+		"artifacts/S2/history.jsonl", "artifacts/harness/S1_correct_register_is_linearizable.star"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("session lacks %s", f)
+		}
+	}
+	var res struct {
+		SessionVerdict string `json:"session_verdict"`
+		ExitCode       int    `json:"exit_code"`
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err := json.Unmarshal(data, &res); err != nil || res.SessionVerdict != "FAIL" || res.ExitCode != exitFail {
+		t.Fatalf("results.json: %s (%v)", data, err)
+	}
+}
+
+// The halt rule stops a plan before anything runs: exit 3, no session.
+func TestRunPlanHaltRule(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "run", filepath.Join("..", "..", "examples", "plans", "vague-oracles.md"), "--out", out)
+	if code != exitRejected || !strings.Contains(stderr, "halt rule") {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("a halted plan wrote a session: %v", entries)
+	}
+}
