@@ -21,6 +21,7 @@ import (
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/report"
 )
@@ -88,23 +89,25 @@ timeout), checks what was recorded, and writes the session.`,
 
 // scenarioOutcome is one scenario's line in results.json and the summary.
 type scenarioOutcome struct {
-	Scenario    string       `json:"scenario"`
-	Tier        string       `json:"tier"`
-	Seed        uint64       `json:"seed"`
-	Virtual     bool         `json:"simulated_time"`
-	Invoked     int64        `json:"invoked"`
-	OK          int64        `json:"ok"`
-	Fail        int64        `json:"fail"`
-	Info        int64        `json:"info"`
-	Cancelled   bool         `json:"cancelled"`
-	Result      string       `json:"result"` // valid, invalid, unknown, error
-	Summary     string       `json:"summary"`
-	Problems    []string     `json:"problems,omitempty"`
-	History     string       `json:"history,omitempty"`
-	Check       check.Result `json:"check"`
-	Replay      string       `json:"replay"`
-	Error       string       `json:"error,omitempty"`
-	ElapsedSecs float64      `json:"elapsed_seconds"`
+	Scenario    string            `json:"scenario"`
+	Tier        string            `json:"tier"`
+	Seed        uint64            `json:"seed"`
+	Virtual     bool              `json:"simulated_time"`
+	Invoked     int64             `json:"invoked"`
+	OK          int64             `json:"ok"`
+	Fail        int64             `json:"fail"`
+	Info        int64             `json:"info"`
+	Cancelled   bool              `json:"cancelled"`
+	Result      string            `json:"result"` // valid, invalid, unknown, error
+	Summary     string            `json:"summary"`
+	Problems    []string          `json:"problems,omitempty"`
+	History     string            `json:"history,omitempty"`
+	Check       check.Result      `json:"check"`
+	Faults      []nemesis.Window  `json:"faults,omitempty"`
+	Landing     []nemesis.Finding `json:"landing,omitempty"`
+	Replay      string            `json:"replay"`
+	Error       string            `json:"error,omitempty"`
+	ElapsedSecs float64           `json:"elapsed_seconds"`
 }
 
 func runScript(cmd *cobra.Command, f runFlags, path string) error {
@@ -194,6 +197,13 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 		}
 		fmt.Fprintf(out, "session: %s\n", sess.Dir)
 		for _, o := range outcomes {
+			for _, l := range o.Landing {
+				mark := "landed"
+				if !l.Pass {
+					mark = "NOT LANDED"
+				}
+				fmt.Fprintf(out, "%s: landing evidence %s: %s (%s)\n", o.Scenario, l.Decl, mark, l.Evidence)
+			}
 			if o.Result != "invalid" {
 				continue
 			}
@@ -230,6 +240,7 @@ func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.S
 		o.Virtual, o.History = res.Virtual, res.HistoryPath
 		o.Invoked, o.OK, o.Fail, o.Info, o.Cancelled = res.Summary.Invoked, res.Summary.OK, res.Summary.Fail, res.Summary.Info, res.Summary.Cancelled
 		o.Check, o.Problems = res.Check, res.Problems
+		o.Faults, o.Landing = res.Faults, res.Landing
 		if !res.Virtual {
 			o.Replay += " --realtime"
 		}

@@ -168,6 +168,7 @@ func evidenceFor(p *plans.Plan, id string, r *interp.Result, nodes int) verdict.
 	consumed, dropped, keys := oracleCounts(r.Check)
 	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: r.Check.Summary,
 		Consumed: consumed, Dropped: dropped, Keys: keys}
+	e.Faults = faultsOf(r)
 	var model string
 	if s != nil && s.Model != nil {
 		model = s.Model.Model
@@ -206,6 +207,39 @@ func violation(r check.Result) check.Result {
 		}
 	}
 	return r
+}
+
+// faultsOf turns the nemesis's fault windows into the verdict's faults: the
+// victim-side read-back the nemesis recorded, what clients saw in the window,
+// and whether the final heal was verified.
+func faultsOf(r *interp.Result) []verdict.Fault {
+	declaredClient := false
+	for _, f := range r.Landing {
+		if strings.Contains(f.Decl, "op_errors") {
+			declaredClient = true
+		}
+	}
+	var out []verdict.Fault
+	for _, w := range r.Faults {
+		f := verdict.Fault{Name: w.Fault, ClientDeclared: declaredClient,
+			Injector: verdict.Yes("the nemesis completed " + w.Fault)}
+		if w.Landed {
+			f.Victim = verdict.Yes("read back on the victims after inject (rules, counters, /proc state)")
+		} else {
+			f.Victim = verdict.No("the read-back on the victims did not show the fault")
+		}
+		seen := fmt.Sprintf("clients in the window: %d ok, %d fail, %d info", w.ClientOK, w.ClientFail, w.ClientInfo)
+		if w.ClientFail+w.ClientInfo > 0 {
+			f.Client = verdict.Yes(seen)
+		} else {
+			f.Client = verdict.No(seen)
+		}
+		if w.End >= 0 && r.Healed != nil {
+			f.Healed = verdict.Yes("healed, and the final heal found no faultline rules left")
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // scanOpErrors greps the error of every recorded op for the alarm pattern.

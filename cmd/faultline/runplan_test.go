@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/verdict"
 )
 
 // A whole plan runs end to end on in-process systems: lint, compile, run,
@@ -62,5 +66,32 @@ func TestRunPlanHaltRule(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("a halted plan wrote a session: %v", entries)
+	}
+}
+
+func TestFaultsOf(t *testing.T) {
+	r := &interp.Result{
+		Faults: []nemesis.Window{
+			{Fault: "start-partition", Landed: true, Start: 1, End: 5, ClientOK: 3, ClientInfo: 2},
+			{Fault: "kill", Landed: false, Start: 6, End: -1, ClientOK: 4},
+		},
+		Landing: []nemesis.Finding{{Decl: "evidence.op_errors(during_fault=True)", Pass: true}},
+		Healed:  nemesis.HealReport{"n1": nil},
+	}
+	fs := faultsOf(r)
+	if len(fs) != 2 {
+		t.Fatalf("got %d faults", len(fs))
+	}
+	p, k := fs[0], fs[1]
+	if !p.Victim.Holds || !p.Client.Holds || !p.ClientDeclared || !p.Healed.Holds {
+		t.Errorf("landed partition: %+v", p)
+	}
+	if !k.Victim.Known || k.Victim.Holds || k.Client.Holds || k.Healed.Known {
+		t.Errorf("unlanded, unhealed kill: %+v", k)
+	}
+	d := verdict.Decide(verdict.Evidence{Scenario: "S1", Attempted: true, Faults: fs,
+		Oracle: verdict.Oracle{Outcome: verdict.Valid, Consumed: 10}, Run: verdict.Run{Ops: 10}})
+	if d.Verdict != verdict.InconclusiveFaultNotProven {
+		t.Errorf("a fault that did not land gave %s", d.Verdict)
 	}
 }
