@@ -84,6 +84,10 @@ func runPlan(ctx context.Context, cmd interface {
 			continue
 		}
 		runPlanUnit(ctx, p, u, file, f, sess, header, pool, stderr)
+		// Written as soon as the unit is decided, so a killed session keeps it.
+		if err := writeUnitFile(sess, unitRow(units, u.decision, false)); err != nil {
+			return err
+		}
 	}
 
 	results := aggregate(p, units)
@@ -382,8 +386,7 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 		logRows = append(logRows, report.ScenarioRow{Scenario: row.ID, TierMet: string(row.Decision.TierMet),
 			Verdict: string(row.Decision.Verdict), Notes: firstReason(row.Decision)})
 		if !row.Aggregate {
-			if err := os.WriteFile(filepath.Join(sess.Dir, "findings", strings.ReplaceAll(row.ID, "/", "_")+".md"),
-				[]byte(report.RenderUnit(row)), 0o644); err != nil {
+			if err := writeUnitFile(sess, row); err != nil {
 				return err
 			}
 		}
@@ -408,6 +411,12 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 		return err
 	}
 	return sess.Finish(header, logRows)
+}
+
+// writeUnitFile writes findings/<ID>.md for one scenario or arm.
+func writeUnitFile(sess *report.Session, row report.Unit) error {
+	name := filepath.Join(sess.Dir, "findings", strings.ReplaceAll(row.ID, "/", "_")+".md")
+	return os.WriteFile(name, []byte(report.RenderUnit(row)), 0o644)
 }
 
 func unitRow(units []*planUnit, d verdict.Decision, agg bool) report.Unit {

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/interp"
@@ -93,5 +95,41 @@ func TestFaultsOf(t *testing.T) {
 		Oracle: verdict.Oracle{Outcome: verdict.Valid, Consumed: 10}, Run: verdict.Run{Ops: 10}})
 	if d.Verdict != verdict.InconclusiveFaultNotProven {
 		t.Errorf("a fault that did not land gave %s", d.Verdict)
+	}
+}
+
+// A8: a session killed mid-run keeps the findings of the scenarios that
+// finished and a readable history prefix of the one that was running.
+func TestRunPlanKilledKeepsFinishedScenarios(t *testing.T) {
+	out := t.TempDir()
+	plan, _ := filepath.Abs(filepath.Join("..", "..", "examples", "inprocess", "plan.md"))
+	cmd := faultlineCmd("run", plan, "--realtime", "--seed", "1", "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var s1 string
+	for i := 0; i < 600 && s1 == ""; i++ {
+		if m, _ := filepath.Glob(filepath.Join(out, "inprocess-register", "*", "findings", "S1.md")); len(m) == 1 {
+			s1 = m[0]
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s1 == "" {
+		t.Fatal("S1 never finished")
+	}
+	time.Sleep(1500 * time.Millisecond) // let S2 journal some ops
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	text, err := os.ReadFile(s1)
+	if err != nil || !strings.HasPrefix(string(text), "# S1: ") {
+		t.Fatalf("S1.md after the kill: %q (%v)", text, err)
+	}
+	hist := filepath.Join(filepath.Dir(filepath.Dir(s1)), "artifacts", "S2", "history.jsonl")
+	res, err := faultlineCmd("check", "--model", "cas-register", hist).CombinedOutput()
+	if !strings.Contains(string(res), "S2/history.jsonl:") || strings.Contains(string(res), "REJECTED") {
+		t.Fatalf("check of S2's prefix: %v\n%s", err, res)
 	}
 }
