@@ -38,6 +38,7 @@ type runFlags struct {
 	checkTimeout time.Duration
 	nodes        nodeFlags
 	suite        string
+	author       bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -83,6 +84,7 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
 	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default faultline.star beside the plan)")
+	fl.BoolVar(&f.author, "author", false, "for a plan: also write each compiled scenario to its Target test file (never over a hand-written file; never commits)")
 	f.nodes.register(fl)
 	return cmd
 }

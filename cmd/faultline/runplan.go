@@ -61,6 +61,15 @@ func runPlan(ctx context.Context, cmd interface {
 		return usageErr("run: %w", err)
 	}
 	compiled, cds := plans.Compile(p, plans.CompileOptions{Suite: suite, Source: src})
+	if f.author {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if err := authorWrite(stderr, p, compiled, wd); err != nil {
+			return &exitError{code: exitRejected, err: err}
+		}
+	}
 	header := report.Header{Plan: path, Seed: f.seed, Tier: f.tier, SUT: p.HeaderValue("SUT")}
 
 	var units []*planUnit
