@@ -39,6 +39,7 @@ type runFlags struct {
 	nodes        nodeFlags
 	suite        string
 	author       bool
+	junit        string
 }
 
 func newRunCmd() *cobra.Command {
@@ -85,6 +86,7 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
 	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default faultline.star beside the plan)")
 	fl.BoolVar(&f.author, "author", false, "for a plan: also write each compiled scenario to its Target test file (never over a hand-written file; never commits)")
+	fl.StringVar(&f.junit, "junit", "", "for a plan: also write the verdicts as JUnit XML to FILE")
 	f.nodes.register(fl)
 	return cmd
 }
@@ -238,6 +240,11 @@ func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.S
 	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(sc.Name),
 		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr, Pool: pool})
 	o.ElapsedSecs = time.Since(start).Seconds()
+	if res != nil && len(res.Ops) > 0 {
+		if err := writePlot(sess.ArtifactDir(sc.Name), res); err != nil {
+			fmt.Fprintf(stderr, "faultline: %s: plot: %v\n", sc.Name, err)
+		}
+	}
 	if res != nil {
 		o.Virtual, o.History = res.Virtual, res.HistoryPath
 		o.Invoked, o.OK, o.Fail, o.Info, o.Cancelled = res.Summary.Invoked, res.Summary.OK, res.Summary.Fail, res.Summary.Info, res.Summary.Cancelled

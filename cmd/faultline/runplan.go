@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -134,6 +135,9 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 		return
 	}
 	u.result, u.executed = res, true
+	if err := writePlot(dir, res); err != nil {
+		fmt.Fprintf(stderr, "faultline: %s: plot: %v\n", id, err)
+	}
 	nodes := len(sc.Nodes)
 	if pool != nil {
 		nodes = len(pool.Nodes())
@@ -415,11 +419,42 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 	if err := os.WriteFile(filepath.Join(sess.Dir, "findings", "report.md"), []byte(report.RenderFindings(fd)), 0o644); err != nil {
 		return err
 	}
+	if f.junit != "" {
+		if err := writeJUnit(f.junit, p.Slug, rows, time.Since(sess.Started)); err != nil {
+			return err
+		}
+	}
 	if err := sess.WriteJSON("results.json", map[string]any{"plan": path, "seed": f.seed, "tier": f.tier,
 		"session_dir": sess.Dir, "session_verdict": sv, "headline": headline, "exit_code": sv.ExitCode(), "scenarios": results}); err != nil {
 		return err
 	}
 	return sess.Finish(header, logRows)
+}
+
+// writePlot draws the run's latency and throughput with its fault windows
+// into plot.svg beside its history.
+func writePlot(dir string, r *interp.Result) error {
+	var windows []report.Window
+	for _, w := range r.Faults {
+		windows = append(windows, report.Window{Name: w.Fault, Start: w.Start, End: w.End, Landed: w.Landed})
+	}
+	var b bytes.Buffer
+	if err := report.PlotSVG(&b, r.Ops, windows); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "plot.svg"), b.Bytes(), 0o644)
+}
+
+// writeJUnit writes the units' verdicts as JUnit XML for CI systems.
+func writeJUnit(path, suite string, rows []report.Unit, elapsed time.Duration) error {
+	var b bytes.Buffer
+	if err := report.WriteJUnit(&b, suite, rows, elapsed); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--junit: %w", err)
+	}
+	return nil
 }
 
 // writeUnitFile writes findings/<ID>.md for one scenario or arm.

@@ -19,7 +19,8 @@ import (
 func TestRunPlanEndToEnd(t *testing.T) {
 	out := t.TempDir()
 	plan := filepath.Join("..", "..", "examples", "inprocess", "plan.md")
-	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out, "--junit", junit)
 	if code != exitFail {
 		t.Fatalf("exit %d, want %d (a stale read found)\n%s\n%s", code, exitFail, stdout, stderr)
 	}
@@ -44,10 +45,13 @@ func TestRunPlanEndToEnd(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"findings/S1.md", "findings/S2.md", "session-log.md", "artifacts/S1/history.jsonl",
-		"artifacts/S2/history.jsonl", "artifacts/harness/S1_correct_register_is_linearizable.star"} {
+		"artifacts/S2/history.jsonl", "artifacts/S1/plot.svg", "artifacts/harness/S1_correct_register_is_linearizable.star"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("session lacks %s", f)
 		}
+	}
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), `failures="1"`) {
+		t.Errorf("junit: %s (%v)", x, err)
 	}
 	var res struct {
 		SessionVerdict string `json:"session_verdict"`
