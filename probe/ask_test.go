@@ -1,0 +1,83 @@
+package probe
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestAsk(t *testing.T) {
+	reqs := []Requirement{
+		{Name: "iptables", UsedBy: []string{"S1"}},
+		{Name: "compose stack", UsedBy: []string{"S2"}, BySUT: true},
+		{Name: "tc-netem", UsedBy: []string{"S2", "S3"}},
+		{Name: "sshd"},
+	}
+	tests := []struct {
+		name    string
+		input   string
+		want    Options
+		wantErr bool
+	}{
+		{name: "defaults", input: "\n\n\n", want: Options{Said: map[string]bool{"iptables": true, "tc-netem": true, "sshd": true}}},
+		{name: "end of input takes defaults", input: "n\n", want: Options{Said: map[string]bool{"iptables": false, "tc-netem": true, "sshd": true}}},
+		{name: "mixed answers", input: "YES\nskip\n no \n",
+			want: Options{Said: map[string]bool{"iptables": true, "sshd": false}, Skip: []string{"tc-netem"}}},
+		{name: "a bad answer is asked again", input: "maybe\ns\n\n\n",
+			want: Options{Said: map[string]bool{"tc-netem": true, "sshd": true}, Skip: []string{"iptables"}}},
+		{name: "gives up after repeated bad answers", input: "x\nx\nx\n", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			got, err := Ask(strings.NewReader(tt.input), &out, reqs)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Ask error = %v, wantErr %v", err, tt.wantErr)
+			}
+			if tt.wantErr {
+				return
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Ask = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAskTranscript(t *testing.T) {
+	var out strings.Builder
+	reqs := []Requirement{{Name: "iptables", UsedBy: []string{"S1"}}, {Name: "compose stack", BySUT: true}}
+	if _, err := Ask(strings.NewReader("n\n"), &out, reqs); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "ask.golden.txt", out.String())
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("closed") }
+
+func TestAskWriteError(t *testing.T) {
+	if _, err := Ask(strings.NewReader(""), failWriter{}, []Requirement{{Name: "x"}}); err == nil {
+		t.Error("Ask ignored a write error")
+	}
+}
+
+// FuzzAsk feeds arbitrary operator input: Ask must not panic, and every
+// requirement ends up answered or skipped exactly once.
+func FuzzAsk(f *testing.F) {
+	f.Add("y\nn\nskip\n")
+	f.Add("\x00\xff\n\n")
+	f.Add(strings.Repeat("?\n", 10))
+	reqs := []Requirement{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	f.Fuzz(func(t *testing.T, input string) {
+		o, err := Ask(strings.NewReader(input), &strings.Builder{}, reqs)
+		if err != nil {
+			return
+		}
+		if len(o.Said)+len(o.Skip) != len(reqs) {
+			t.Fatalf("answers %+v do not cover %d requirements", o, len(reqs))
+		}
+	})
+}
