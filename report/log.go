@@ -14,6 +14,12 @@ type Header struct {
 	Operator string
 	Seed     uint64
 	Tier     string
+	// Toolbox lists the system's own tooling found before any scenario ran
+	// ("path — role"); nil when discovery did not run (script runs).
+	Toolbox []string
+	// Capabilities is the environment capability matrix as Markdown; ""
+	// when no probe ran.
+	Capabilities string
 }
 
 // ScenarioRow is one row of the session log's verdict table.
@@ -45,6 +51,22 @@ func (s *Session) writeLog(h Header, timeline []TimelineRow, rows []ScenarioRow)
 	fmt.Fprintf(&b, "**Seed:** %d\n", h.Seed)
 	fmt.Fprintf(&b, "**Tier:** %s\n\n", orUnknown(h.Tier))
 
+	if h.Toolbox != nil || h.Capabilities != "" {
+		b.WriteString("## Toolbox discovered\n\n")
+		for _, t := range h.Toolbox {
+			fmt.Fprintf(&b, "- %s\n", t)
+		}
+		if len(h.Toolbox) == 0 {
+			b.WriteString("No test tooling of the system's own was found (tools/, scripts/, bin/, tests/, docs/, Makefile, justfile, CI).\n")
+		}
+		b.WriteString("\n## Environment capability matrix\n\n")
+		b.WriteString(orUnknown(h.Capabilities) + "\n")
+		b.WriteString("\n## Preconditions check\n\n")
+		b.WriteString("- [ ] cluster up cleanly — not checked by faultline before the run\n")
+		b.WriteString("- [ ] observability live — not checked by faultline before the run\n")
+		b.WriteString("- [ ] baseline metric captured — no baseline run\n")
+		b.WriteString("- [ ] fault plane verified — each fault is verified on its victims when injected (see the timeline)\n\n")
+	}
 	b.WriteString("## Scenario timeline\n\n| Time (UTC) | Scenario | Event | Notes |\n|---|---|---|---|\n")
 	for _, r := range timeline {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Time.Format("15:04:05.000"), cell(r.Scenario), cell(r.Event), cell(r.Notes))

@@ -40,6 +40,9 @@ type runFlags struct {
 	suite        string
 	author       bool
 	junit        string
+	yes          bool
+	skip         []string
+	assume       []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -87,6 +90,9 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default faultline.star beside the plan)")
 	fl.BoolVar(&f.author, "author", false, "for a plan: also write each compiled scenario to its Target test file (never over a hand-written file; never commits)")
 	fl.StringVar(&f.junit, "junit", "", "for a plan: also write the verdicts as JUnit XML to FILE")
+	fl.BoolVar(&f.yes, "yes", false, "for a plan: ask no questions; verify capabilities by probing only")
+	fl.StringArrayVar(&f.skip, "skip", nil, "for a plan: a capability or scenario id to skip (repeatable)")
+	fl.StringArrayVar(&f.assume, "assume", nil, "for a plan: CAPABILITY=present|absent, trusted without probing (repeatable)")
 	f.nodes.register(fl)
 	return cmd
 }

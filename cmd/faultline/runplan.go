@@ -72,6 +72,11 @@ func runPlan(ctx context.Context, cmd interface {
 		}
 	}
 	header := report.Header{Plan: path, Seed: f.seed, Tier: f.tier, SUT: p.HeaderValue("SUT")}
+	matrix, err := probeEnvironment(ctx, p, compiled, f, &header, stderr)
+	if err != nil {
+		return err
+	}
+	_ = sess.Event("", "capability probe", fmt.Sprintf("%d requirements checked", len(matrix.Rows)), header)
 
 	var units []*planUnit
 	for _, c := range compiled {
@@ -91,6 +96,14 @@ func runPlan(ctx context.Context, cmd interface {
 		}
 		if ctx.Err() != nil {
 			u.decision = notRun(c.ID, "the session was interrupted before it started")
+			continue
+		}
+		if missing := matrix.Missing(c.ID); len(missing) > 0 {
+			u.decision = verdict.Decide(verdict.Evidence{Scenario: c.ID, Attempted: true, MissingCapabilities: missing})
+			_ = sess.Event(c.ID, "INCONCLUSIVE-env", matrix.Reason(c.ID), header)
+			if err := writeUnitFile(sess, unitRow(units, u.decision, false)); err != nil {
+				return err
+			}
 			continue
 		}
 		runPlanUnit(ctx, p, u, file, f, sess, header, pool, stderr)

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/plans"
+	"github.com/faultline/faultline/probe"
+	"github.com/faultline/faultline/report"
+)
+
+// capabilityUses says which host capabilities a compiled scenario relies on,
+// read from the builtins its Starlark calls.
+var capabilityUses = []struct {
+	call string
+	caps []string
+}{
+	{"nemesis.partition", []string{"iptables", "root"}},
+	{"nemesis.loss", []string{"iptables", "root"}},
+	{"nemesis.bandwidth", []string{"root"}},
+	{"nemesis.delay", []string{"tc-netem", "root"}},
+	{"client.postgres", []string{"postgresql"}},
+	{"etcd", []string{"etcd-server"}},
+}
+
+// scenarioUses maps each compiled unit to the capabilities it uses.
+func scenarioUses(compiled []plans.CompiledScenario) map[string][]string {
+	uses := map[string][]string{}
+	for _, c := range compiled {
+		for _, u := range capabilityUses {
+			if strings.Contains(c.Source, u.call) {
+				uses[c.ID] = append(uses[c.ID], u.caps...)
+			}
+		}
+	}
+	return uses
+}
+
+// probeOptions turns --assume and --skip into probe options.
+func probeOptions(assume, skip []string) (probe.Options, error) {
+	o := probe.Options{Skip: skip, Assume: map[string]bool{}}
+	for _, a := range assume {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok || (v != "present" && v != "absent") || name == "" {
+			return o, usageErr("--assume %q: want CAPABILITY=present or CAPABILITY=absent", a)
+		}
+		o.Assume[name] = v == "present"
+	}
+	return o, nil
+}
+
+// probeEnvironment discovers the system's own tooling and verifies what the
+// plan needs, asking the operator first on a terminal unless --yes. The
+// results go into the session log header.
+func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.CompiledScenario, f runFlags,
+	header *report.Header, stderr io.Writer) (probe.Matrix, error) {
+	wd, _ := os.Getwd()
+	for _, t := range probe.Discover(wd) {
+		line := fmt.Sprintf("`%s` — %s", t.Path, t.Role)
+		if t.Target != "" {
+			line += " (" + t.Target + ")"
+		}
+		header.Toolbox = append(header.Toolbox, line)
+	}
+	if header.Toolbox == nil {
+		header.Toolbox = []string{}
+	}
+	opts, err := probeOptions(f.assume, f.skip)
+	if err != nil {
+		return probe.Matrix{}, err
+	}
+	reqs := probe.Requirements(p, scenarioUses(compiled))
+	if !f.yes && !f.json && isTerminal(os.Stdin) && isTerminal(stderr) {
+		said, err := probe.Ask(os.Stdin, stderr, reqs)
+		if err != nil {
+			return probe.Matrix{}, usageErr("capability questions: %w", err)
+		}
+		opts.Said, opts.Skip = said.Said, append(opts.Skip, said.Skip...)
+	}
+	m := probe.Check(ctx, reqs, opts)
+	header.Capabilities = m.Markdown()
+	return m, nil
+}
+
+func newProbeCmd() *cobra.Command {
+	var assume, skip []string
+	cmd := &cobra.Command{
+		Use:   "probe PLAN.md",
+		Short: "Show the environment capability matrix a plan needs (installs nothing)",
+		Long: `Verify what the plan's §6b and its compiled scenarios need — tools, root,
+kernel features, databases — and print Requirement | Present? | Version |
+Source, with the install command for what is missing and trivially installable
+(never run) and the scenarios each missing capability would make
+INCONCLUSIVE-env. Exit 2 when something needed is missing.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("probe: want exactly one PLAN.md")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, ds, err := plans.Load(args[0])
+			if err != nil {
+				return &exitError{code: exitRejected, err: err}
+			}
+			if plans.HasErrors(ds) {
+				for _, d := range ds {
+					fmt.Fprintln(cmd.ErrOrStderr(), d.String())
+				}
+				return &exitError{code: exitRejected, err: fmt.Errorf("%s: the plan does not lint", args[0])}
+			}
+			src, _ := os.ReadFile(args[0])
+			compiled, _ := plans.Compile(p, plans.CompileOptions{Source: src})
+			opts, err := probeOptions(assume, skip)
+			if err != nil {
+				return err
+			}
+			m := probe.Check(cmd.Context(), probe.Requirements(p, scenarioUses(compiled)), opts)
+			fmt.Fprint(cmd.OutOrStdout(), m.Markdown())
+			for _, c := range compiled {
+				if r := m.Reason(c.ID); r != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "%s would be INCONCLUSIVE-env: %s\n", c.ID, r)
+				}
+			}
+			for _, c := range compiled {
+				if m.Reason(c.ID) != "" {
+					return &exitError{code: exitUnknown}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&assume, "assume", nil, "CAPABILITY=present|absent: trust the operator, do not probe (repeatable)")
+	cmd.Flags().StringArrayVar(&skip, "skip", nil, "a capability or scenario id to skip (repeatable)")
+	return cmd
+}
