@@ -137,3 +137,41 @@ func TestRunPlanKilledKeepsFinishedScenarios(t *testing.T) {
 		t.Fatalf("check of S2's prefix: %v\n%s", err, res)
 	}
 }
+
+// A7: a missing capability makes only the scenarios that need it
+// INCONCLUSIVE-env, with a one-line reason; the others run.
+func TestRunPlanMissingCapabilityIsScoped(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "inprocess", "plan.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Replace(string(src), "| faultline's in-process register |",
+		"| frobnicator-xyz | 1.0 | S2 | apt-get install frobnicator-xyz |\n| faultline's in-process register |", 1)
+	suite, err := os.ReadFile(filepath.Join("..", "..", "examples", "inprocess", "faultline.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"plan.md": plan, "faultline.star": string(suite)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "run", filepath.Join(dir, "plan.md"), "--seed", "3", "--out", filepath.Join(dir, "out"), "--yes")
+	if !strings.Contains(stdout, "S1           PASS-smoke") || !strings.Contains(stdout, "S2           INCONCLUSIVE-env") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "frobnicator-xyz") {
+		t.Errorf("the INCONCLUSIVE-env reason does not name the capability:\n%s", stdout)
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "out", "*", "*", "session-log.md"))
+	if len(logs) != 1 {
+		t.Fatalf("session logs: %v", logs)
+	}
+	text, _ := os.ReadFile(logs[0])
+	for _, want := range []string{"## Toolbox discovered", "## Environment capability matrix", "frobnicator-xyz", "## Preconditions check"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("session log lacks %q", want)
+		}
+	}
+}
