@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/client"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
 	"github.com/faultline/faultline/builtins/nemesis"
@@ -98,15 +99,35 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		r.Virtual = false
 	}
 
+	if s.DB != nil && o.Pool == nil {
+		return nil, fmt.Errorf("scenario %q has a db recipe but there are no nodes to set it up on: pass --nodes or --nodes-file", s.Name)
+	}
+
 	workload, err := gen.FromStarlark(s.Workload)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: workload: %w", s.Name, err)
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	// The db is torn down on every way out, after the heal (defers run in
+	// reverse), so its teardown reaches every node.
+	teardown := func() {}
+	var primaries func(context.Context) ([]string, error)
+	if s.DB != nil {
+		var err error
+		teardown, err = dbLifecycle(ctx, s.DB, o, r)
+		defer teardown()
+		if err != nil {
+			return r, fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+		primaries = s.DB.primariesFunc(o)
 	}
 	var nemWorker gen.Worker
 	heal := func() {}
 	g := gen.Clients(workload)
 	if s.Nemesis != nil {
-		w, err := nemesis.New(nemesis.Options{Pool: o.Pool, Seed: seed.Split(o.Seed, "nemesis")})
+		w, err := nemesis.New(nemesis.Options{Pool: o.Pool, Seed: seed.Split(o.Seed, "nemesis"), Primaries: primaries})
 		if err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 		}
@@ -121,9 +142,6 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		g = gen.Then(g, gen.Nemesis(s.Nemesis.Final()))
 	}
 
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-	}
 	r.HistoryPath = filepath.Join(o.Dir, "history.jsonl")
 	journal, err := history.Create(r.HistoryPath)
 	if err != nil {
@@ -131,7 +149,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	defer journal.Close()
 
-	sess, err := s.Client.Start(seed.Split(o.Seed, "client"))
+	sess, err := startClient(s.Client, seed.Split(o.Seed, "client"), o.Pool)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: start client: %w", s.Name, err)
 	}
@@ -197,6 +215,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			}
 		}
 	}
+	teardown() // likewise: free the nodes before a long check
 
 	// Check even after Ctrl-C: what was recorded deserves a verdict.
 	checkCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.CheckTimeout+time.Minute)
@@ -206,6 +225,19 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	return r, nil
+}
+
+// startClient starts the client's run, giving a client of real nodes the
+// pool's node addresses.
+func startClient(c client.Client, seed uint64, pool *control.Pool) (client.Session, error) {
+	ns, ok := c.(client.NodeStarter)
+	if !ok || pool == nil {
+		return c.Start(seed)
+	}
+	return ns.StartNodes(seed, func(name string) (string, bool) {
+		n, ok := pool.Node(name)
+		return n.Host, ok
+	})
 }
 
 // healer returns a func that heals every node once, with a fresh context

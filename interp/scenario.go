@@ -52,6 +52,9 @@ type Scenario struct {
 	// the run must show that they took effect.
 	Nemesis *nemesis.Package
 	Landing []*nemesis.Decl
+	// DB sets the system under test up and tears it down on the nodes
+	// (nil = the system is managed outside faultline).
+	DB *DB
 }
 
 // Budget returns the scenario's budget for tier.
@@ -123,11 +126,6 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"time?", &timeMode, "nemesis?", &nem, "landing?", &landing, "db?", &dbRecipe); err != nil {
 		return nil, err
 	}
-	if dbRecipe != nil && dbRecipe != starlark.None {
-		// Suites pass db = None until db recipes (install, start, primaries
-		// on real nodes) exist; refusing one beats ignoring it.
-		return nil, fmt.Errorf("scenario %q: db recipes are not supported yet (got %s); set db = None and manage the system outside faultline", name, dbRecipe.Type())
-	}
 	s := &Scenario{Name: name, Pos: thread.CallFrame(1).Pos, Description: description, Workload: workload,
 		OpTimeout: time.Duration(opTimeout), Time: timeMode}
 	if name == "" || strings.ContainsAny(name, "/\\ \t\n") {
@@ -164,6 +162,11 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	}
 	if s.Budgets, err = budgetMap(budgets); err != nil {
 		return nil, fmt.Errorf("scenario %q: budgets: %w", name, err)
+	}
+	if dbRecipe != nil && dbRecipe != starlark.None {
+		if s.DB, err = dbFromStarlark(dbRecipe); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", name, err)
+		}
 	}
 	if nem != nil && nem != starlark.None {
 		if s.Nemesis, err = nemesis.FromStarlark(nem); err != nil {

@@ -2,9 +2,12 @@ package client
 
 import (
 	"fmt"
+	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/faultline/faultline/builtins/starval"
 )
 
 // Module is the Starlark "client" module.
@@ -14,6 +17,7 @@ var Module = &starlarkstruct.Module{
 		"register": starlark.NewBuiltin("client.register", newRegister),
 		"noop":     starlark.NewBuiltin("client.noop", newNoop),
 		"postgres": starlark.NewBuiltin("client.postgres", newPostgres),
+		"etcd":     starlark.NewBuiltin("client.etcd", newEtcd),
 	},
 }
 
@@ -51,4 +55,35 @@ func newPostgres(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return p, nil
+}
+
+// newEtcd is client.etcd(endpoints=None, timeout="1s", serializable=False):
+// a real etcd cluster through its JSON gateway, each process on the node it
+// is bound to unless endpoints (base URLs) are given.
+func newEtcd(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var endpoints starlark.Value = starlark.None
+	timeout := starval.Duration(time.Second)
+	e := &Etcd{}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "endpoints?", &endpoints, "timeout?", &timeout,
+		"serializable?", &e.Serializable); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		return nil, fmt.Errorf("%s: timeout must be positive", b.Name())
+	}
+	e.Timeout = time.Duration(timeout)
+	if endpoints != starlark.None {
+		l, ok := endpoints.(*starlark.List)
+		if !ok {
+			return nil, fmt.Errorf("%s: endpoints must be a list of URLs, got %s", b.Name(), endpoints.Type())
+		}
+		for i := 0; i < l.Len(); i++ {
+			u, ok := starlark.AsString(l.Index(i))
+			if !ok || u == "" {
+				return nil, fmt.Errorf("%s: endpoints[%d] must be a non-empty URL string", b.Name(), i)
+			}
+			e.Endpoints = append(e.Endpoints, u)
+		}
+	}
+	return e, nil
 }
