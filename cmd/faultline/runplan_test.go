@@ -175,3 +175,14 @@ func TestRunPlanMissingCapabilityIsScoped(t *testing.T) {
 		}
 	}
 }
+
+// The example plan that needs a capability most machines lack: with the
+// capability declared absent, its scenario is INCONCLUSIVE-env, the other
+// passes, and the session is DONE_WITH_CONCERNS (exit 2).
+func TestExampleNeedsCapability(t *testing.T) {
+	plan := filepath.Join("..", "..", "examples", "inprocess", "needs-capability.md")
+	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "1", "--yes", "--assume", "dm-flakey=absent", "--out", t.TempDir())
+	if code != exitUnknown || !strings.Contains(stdout, "S2           INCONCLUSIVE-env") || !strings.Contains(stdout, "DONE_WITH_CONCERNS") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
