@@ -196,7 +196,7 @@ func evidenceFor(p *plans.Plan, id string, r *interp.Result, nodes int) verdict.
 	}
 	e.Run = verdict.Run{Nodes: nodes, Topologies: 1, Duration: r.Summary.Duration, Ops: r.Summary.Invoked, Seeds: 1, Repetitions: 1}
 	consumed, dropped, keys := oracleCounts(r.Check)
-	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: r.Check.Summary,
+	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: violation(r.Check).Summary,
 		Consumed: consumed, Dropped: dropped, Keys: keys}
 	e.Faults = faultsOf(r)
 	var model string
