@@ -1,31 +1,16 @@
 package cluster
 
 import (
-	"flag"
-	"os"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // golden compares got with testdata/name; -update rewrites it. A missing
 // golden file fails: it is test data, not an optional extra.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run go test -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // defaultConfig is the documented default cluster with n nodes.

@@ -1,16 +1,12 @@
 package history
 
 import (
-	"bytes"
-	"flag"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fixtureOps covers every field and every kind of value the model has.
 func fixtureOps() []Op {
@@ -142,20 +138,7 @@ func jsonViewOps(ops []Op) []Op {
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file (run go test -update): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 func posInf() float64 { return math.Inf(1) }

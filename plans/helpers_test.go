@@ -2,14 +2,12 @@ package plans
 
 import (
 	"bytes"
-	"flag"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // readFile returns a test input; a missing file fails the test, never skips it.
 func readFile(t testing.TB, path string) []byte {
@@ -34,7 +32,7 @@ func parseFile(t testing.TB, path string) (*Plan, []Diagnostic) {
 // checkGolden compares got with the golden file, or rewrites it under -update.
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
+	if goldenfile.Updating() {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}

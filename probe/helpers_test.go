@@ -1,31 +1,17 @@
 package probe
 
 import (
-	"flag"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
 // golden compares got with testdata/name, rewriting it under -update. A
 // missing golden file fails the test: it is never created silently.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden %s: %v (run go test -update to create it)", name, err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // writeTree creates files (path -> content) under a fresh temp dir.

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"flag"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +11,6 @@ import (
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/verdict"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func loadPlan(t *testing.T, name string) *plans.Plan {
 	t.Helper()
@@ -69,7 +67,7 @@ func TestRenderFindingsGolden(t *testing.T) {
 				Units: c.units, Findings: c.finds, Confidence: "Less", ConfidenceWhy: "S1 found a violation the plan's §7d rules out"}
 			got := RenderFindings(f)
 			golden := filepath.Join("testdata", strings.TrimSuffix(c.plan, ".md")+".report.golden.md")
-			if *update {
+			if goldenfile.Updating() {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -1,8 +1,7 @@
 package report
 
 import (
-	"bytes"
-	"os"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"path/filepath"
 	"testing"
 )
@@ -11,17 +10,5 @@ import (
 // A missing golden file fails the test: it never passes silently.
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	golden := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update after checking the change):\n%s", golden, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }

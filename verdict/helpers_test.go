@@ -1,15 +1,12 @@
 package verdict
 
 import (
-	"flag"
-	"os"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // landedFault is a fault with every landing signal seen and its heal verified.
 func landedFault(name string, p Partition) Fault {
@@ -87,19 +84,7 @@ func nonSerious() Evidence {
 // missing golden file fails the test.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update to create it): %v", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file; run go test -update and review the diff\ngot:\n%s", path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // reasonsContain fails t unless some reason contains want.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +16,6 @@ import (
 
 	"github.com/faultline/faultline/internal/integration"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // runScript executes src with the control module, pool and ctx bound the way
 // the interpreter binds them, and returns the globals.
@@ -292,7 +290,7 @@ result = (pid, n.exists("/x"))
 		t.Errorf("dry-run results = %s, want (0, True)", got)
 	}
 	golden := filepath.Join("testdata", "dryrun.golden")
-	if *update {
+	if goldenfile.Updating() {
 		if err := os.WriteFile(golden, log.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}

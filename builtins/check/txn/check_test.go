@@ -2,9 +2,8 @@ package txn
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
+	goldenfile "github.com/faultline/faultline/internal/golden"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,8 +12,6 @@ import (
 
 	"github.com/faultline/faultline/history"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestUnknownOnEmptyGraph(t *testing.T) {
 	cases := map[string][]string{
@@ -245,19 +242,7 @@ func TestExplanationGolden(t *testing.T) {
 // missing golden file fails the test.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("golden file: %v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // TestHugeCycleIsElided checks that a 500-transaction cycle is found whole
