@@ -233,7 +233,7 @@ func budgetMap(v starlark.Value) (map[string]Budget, error) {
 	out := map[string]Budget{}
 	for _, item := range d.Items() {
 		tier, ok := starlark.AsString(item[0])
-		if !ok || !validTier(tier) {
+		if !ok || !ValidTier(tier) {
 			return nil, fmt.Errorf("unknown tier %s (want one of %s)", item[0], strings.Join(Tiers, ", "))
 		}
 		bv, ok := item[1].(*budgetValue)
@@ -245,7 +245,8 @@ func budgetMap(v starlark.Value) (map[string]Budget, error) {
 	return out, nil
 }
 
-func validTier(t string) bool {
+// ValidTier reports whether t names a budget tier.
+func ValidTier(t string) bool {
 	for _, x := range Tiers {
 		if x == t {
 			return true

@@ -168,8 +168,7 @@ func (c exactlyOnce) Check(_ context.Context, h []history.Op, _ Env) Result {
 		fmt.Fprintf(&b, "  committed with no attempt: %s\n", strings.Join(unexpected[:min(len(unexpected), 20)], " "))
 	}
 	if b.Len() > 0 {
-		res.Valid = Invalid
-		res.Summary = "invalid: " + res.Summary
+		res.markInvalid()
 		res.Explanation = fmt.Sprintf("Each business key must be committed once if acknowledged, at most once if not (final op %d):\n", dump.comp.Index) + b.String()
 	}
 	return res

@@ -127,8 +127,7 @@ func (c noLostAck) Check(_ context.Context, h []history.Op, _ Env) Result {
 	res.Summary = fmt.Sprintf("%d acknowledged writes, %d lost from the final dump (op %d); %d overwritten, %d unacknowledged not judged",
 		len(acked), len(lost), dump.comp.Index, overwritten, unacked)
 	if len(lost) > 0 {
-		res.Valid = Invalid
-		res.Summary = "invalid: " + res.Summary
+		res.markInvalid()
 		res.Details["lost"] = lost
 		res.Explanation = "Acknowledged writes missing from the final state:\n  " + strings.Join(lost[:min(len(lost), 20)], "\n  ") + "\n"
 		if len(lost) > 20 {

@@ -177,3 +177,10 @@ func hasTimes(h []history.Op) bool {
 	}
 	return false
 }
+
+// markInvalid records that the checker found a violation: the verdict, and a
+// summary that says so first.
+func (r *Result) markInvalid() {
+	r.Valid = Invalid
+	r.Summary = "invalid: " + r.Summary
+}

@@ -191,8 +191,7 @@ func (c queueChecker) judgeTotal(res *Result, evs []queueEvent) {
 		fmt.Fprintf(&b, "Unexpected: %d dequeued elements no enqueue attempted: %s\n", len(unexpected), sample(unexpected, 20))
 	}
 	if b.Len() > 0 {
-		res.Valid = Invalid
-		res.Summary = "invalid: " + res.Summary
+		res.markInvalid()
 	}
 	if len(duplicated) > 0 {
 		fmt.Fprintf(&b, "Duplicated (not by itself invalid): %d elements dequeued more often than enqueued: %s\n", len(duplicated), sample(duplicated, 20))

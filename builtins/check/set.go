@@ -151,8 +151,7 @@ func (c setChecker) Check(_ context.Context, h []history.Op, _ Env) Result {
 		fmt.Fprintf(&b, "Unexpected: the final read holds %d elements nobody added (or whose add failed): %s\n", len(unexpected), sample(unexpected, 20))
 	}
 	if b.Len() > 0 {
-		res.Valid = Invalid
-		res.Summary = "invalid: " + res.Summary
+		res.markInvalid()
 	}
 	if len(unread) > 0 {
 		fmt.Fprintf(&b, "Not judged: %d acknowledged adds completed after the final read began: %s\n", len(unread), sample(unread, 10))

@@ -139,8 +139,7 @@ func (c setFull) Check(_ context.Context, h []history.Op, _ Env) Result {
 	}
 	switch {
 	case b.Len() > 0:
-		res.Valid = Invalid
-		res.Summary = "invalid: " + res.Summary
+		res.markInvalid()
 	case len(stable) == 0:
 		res.Valid = Unknown
 		res.Summary = "unknown: no element was both known and read afterwards: " + res.Summary

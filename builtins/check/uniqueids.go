@@ -87,8 +87,7 @@ func (c uniqueIDs) Check(_ context.Context, h []history.Op, _ Env) Result {
 		res.Valid = Unknown
 		res.Summary = "unknown: no generate was acknowledged: " + res.Summary
 	case len(dups) > 0:
-		res.Valid = Invalid
-		res.Summary = "invalid: " + res.Summary
+		res.markInvalid()
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d ids were handed out more than once (id x times):\n", len(dups))
 		for i, k := range dupKeys {

@@ -257,17 +257,28 @@ func printOutcomeTable(w io.Writer, outs []checkOutcome) error {
 
 // checkExitCode ranks outcomes: an anomaly found, then a rejected input, then unknown.
 func checkExitCode(outs []checkOutcome) int {
-	code := exitOK
+	results := make([]string, len(outs))
+	for i, o := range outs {
+		results[i] = o.Valid
+	}
+	return worstExit(results)
+}
+
+// worstExit maps per-item results (valid, invalid, unknown, and rejected or
+// error for input that could not be used) to one exit code: an anomaly
+// found outranks unusable input, which outranks unknown.
+func worstExit(results []string) int {
 	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitRejected: 2, exitFail: 3}
-	for _, o := range outs {
-		c := exitOK
-		switch o.Valid {
+	code := exitOK
+	for _, r := range results {
+		c := exitUnknown
+		switch r {
+		case "valid":
+			c = exitOK
 		case "invalid":
 			c = exitFail
-		case "rejected":
+		case "rejected", "error":
 			c = exitRejected
-		case "unknown":
-			c = exitUnknown
 		}
 		if rank[c] > rank[code] {
 			code = c

@@ -121,7 +121,7 @@ type scenarioOutcome struct {
 }
 
 func runScript(cmd *cobra.Command, f runFlags, path string) error {
-	if !validTierFlag(f.tier) {
+	if !interp.ValidTier(f.tier) {
 		return usageErr("run: --tier %q: want one of %s", f.tier, strings.Join(interp.Tiers, ", "))
 	}
 	libs, err := interp.ParseLibs(f.libs)
@@ -300,18 +300,11 @@ func printRunTable(w io.Writer, outs []scenarioOutcome) error {
 
 // runExitCode: an anomaly outranks an error, which outranks unknown.
 func runExitCode(outs []scenarioOutcome) int {
-	code := exitOK
-	for _, o := range outs {
-		switch {
-		case o.Result == "invalid":
-			return exitFail
-		case o.Result == "error":
-			code = exitRejected
-		case o.Result != "valid" && code == exitOK:
-			code = exitUnknown
-		}
+	results := make([]string, len(outs))
+	for i, o := range outs {
+		results[i] = o.Result
 	}
-	return code
+	return worstExit(results)
 }
 
 func selectScenarios(all []*interp.Scenario, names []string) ([]*interp.Scenario, error) {
@@ -342,15 +335,6 @@ func scriptExit(err error) error {
 		return &exitError{code: exitRejected, err: fmt.Errorf("%w\n%s", err, strings.TrimRight(se.Backtrace, "\n"))}
 	}
 	return &exitError{code: exitRejected, err: err}
-}
-
-func validTierFlag(t string) bool {
-	for _, x := range interp.Tiers {
-		if t == x {
-			return true
-		}
-	}
-	return false
 }
 
 func randomSeed() uint64 {
