@@ -16,14 +16,14 @@ type faultKind struct {
 	phrases string
 	re      *regexp.Regexp
 	call    string // nemesis builtin
-	target  string // "spec" or "targets"
+	target  string // the builtin's target argument: "spec" (partition) or "nodes"
 }
 
 // faultKinds: pause before kill, so "kill -STOP" is a pause.
 var faultKinds = []faultKind{
-	{"pause", "SIGSTOP, kill -STOP, pause, freeze", regexp.MustCompile(`(?i)\bSIGSTOP\b|\bkill\s+-STOP\b|\bpaus(?:e|es|ed|ing)\b|\bfreez(?:e|es|ing)\b`), "nemesis.pause", "spec"},
-	{"kill", "kill -9, SIGKILL, hard kill, crash", regexp.MustCompile(`(?i)\bkill\s+-(?:9|KILL)\b|\bSIGKILL\b|\bhard[- ]kill\b|\bcrash(?:es|ed)?\b|\bkill(?:s|ed)?\b`), "nemesis.kill", "spec"},
-	{"loss", "packet loss N%, N% packet loss", regexp.MustCompile(`(?i)\bpacket[- ]loss\b|\bloss\s+\d+(?:\.\d+)?\s*%`), "nemesis.loss", "targets"},
+	{"pause", "SIGSTOP, kill -STOP, pause, freeze", regexp.MustCompile(`(?i)\bSIGSTOP\b|\bkill\s+-STOP\b|\bpaus(?:e|es|ed|ing)\b|\bfreez(?:e|es|ing)\b`), "nemesis.pause", "nodes"},
+	{"kill", "kill -9, SIGKILL, hard kill, crash", regexp.MustCompile(`(?i)\bkill\s+-(?:9|KILL)\b|\bSIGKILL\b|\bhard[- ]kill\b|\bcrash(?:es|ed)?\b|\bkill(?:s|ed)?\b`), "nemesis.kill", "nodes"},
+	{"loss", "packet loss N%, N% packet loss", regexp.MustCompile(`(?i)\bpacket[- ]loss\b|\bloss\s+\d+(?:\.\d+)?\s*%`), "nemesis.loss", "nodes"},
 	{"partition", "partition, iptables DROP, isolating", regexp.MustCompile(`(?i)\bpartition\w*\b|\biptables\s+DROP\b|\bisolat(?:e|es|ed|ing|ion)\b`), "nemesis.partition", "spec"},
 }
 
@@ -168,6 +168,15 @@ func (ft fault) render() string {
 		if v, ok := ft.args[a]; ok {
 			args = append(args, a+" = "+v)
 		}
+	}
+	// Which process to kill or pause, and how to restart it, is the
+	// system's to say: the suite's db recipe names them.
+	switch ft.kind.kind {
+	case "pause":
+		args = append(args, "pattern = suite.db.kill_pattern")
+	case "kill":
+		args = append(args, "pattern = suite.db.kill_pattern", "command = suite.db.start",
+			"pidfile = suite.db.pidfile", "logfile = suite.db.logfile")
 	}
 	return ft.kind.call + "(" + strings.Join(args, ", ") + ")"
 }

@@ -135,13 +135,13 @@ func TestCompileFaults(t *testing.T) {
 		{"minority partition every 10s", `nemesis.partition(spec = "minority", interval = "10s")`},
 		{"partition into halves for 1 min", `nemesis.partition(spec = "halves", hold = "1m")`},
 		{"iptables DROP isolating one node", `nemesis.partition(spec = "one")`},
-		{"kill -9 of the leader at T+90s, restart after 10s", `nemesis.kill(spec = "primaries", start = "90s", restart = "10s")`},
-		{"kill -9 of one node for 15s", `nemesis.kill(spec = "one", restart = "15s")`},
-		{"SIGKILL a minority every 30s", `nemesis.kill(spec = "minority", interval = "30s")`},
-		{"SIGSTOP the leader for 5s", `nemesis.pause(spec = "primaries", hold = "5s")`},
-		{"pause one node at T+10s", `nemesis.pause(spec = "one", start = "10s")`},
-		{"packet loss 30%", `nemesis.loss(targets = "all", probability = 0.3)`},
-		{"25% packet loss on the leader", `nemesis.loss(targets = "primaries", probability = 0.25)`},
+		{"kill -9 of the leader at T+90s, restart after 10s", `nemesis.kill(nodes = "primaries", start = "90s", restart = "10s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
+		{"kill -9 of one node for 15s", `nemesis.kill(nodes = "one", restart = "15s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
+		{"SIGKILL a minority every 30s", `nemesis.kill(nodes = "minority", interval = "30s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
+		{"SIGSTOP the leader for 5s", `nemesis.pause(nodes = "primaries", hold = "5s", pattern = suite.db.kill_pattern)`},
+		{"pause one node at T+10s", `nemesis.pause(nodes = "one", start = "10s", pattern = suite.db.kill_pattern)`},
+		{"packet loss 30%", `nemesis.loss(nodes = "all", probability = 0.3)`},
+		{"25% packet loss on the leader", `nemesis.loss(nodes = "primaries", probability = 0.25)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -160,13 +160,13 @@ func TestCompileSchedules(t *testing.T) {
 		want []string
 	}{
 		{"kill -9 of the leader at T+90s, restart after 10s; repeat every 2 min in the hardening tier",
-			[]string{`nemesis.kill(spec = "primaries", start = "90s", interval = "2m", restart = "10s")`}},
+			[]string{`nemesis.kill(nodes = "primaries", start = "90s", interval = "2m", restart = "10s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`}},
 		{"kill -9 of the current leader at T+20s, restart after 15s; 4 kills per hardening run, 60 s apart",
-			[]string{`nemesis.kill(spec = "primaries", start = "20s", interval = "1m", restart = "15s")`}},
+			[]string{`nemesis.kill(nodes = "primaries", start = "20s", interval = "1m", restart = "15s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`}},
 		{"minority partition at T+30s for 20s; kill -9 of one node at T+90s; repeat the pair every 2 min",
 			[]string{"nemesis.compose([", `nemesis.partition(spec = "minority", start = "30s", hold = "20s", interval = "2m"),`,
-				`nemesis.kill(spec = "one", start = "90s", interval = "2m"),`}},
-		{"pause the leader for 500ms every 1 hour", []string{`nemesis.pause(spec = "primaries", hold = "500ms", interval = "1h")`}},
+				`nemesis.kill(nodes = "one", start = "90s", interval = "2m", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`}},
+		{"pause the leader for 500ms every 1 hour", []string{`nemesis.pause(nodes = "primaries", hold = "500ms", interval = "1h", pattern = suite.db.kill_pattern)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {

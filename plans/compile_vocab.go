@@ -49,7 +49,7 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 			add(k.kind, k.phrases, "`"+k.call+"("+k.target+" = ...)`")
 		}
 	})
-	b.WriteString("\nPacket loss needs a percentage (`probability = 0.3` for 30%) and, with no target named, hits every node (`targets = \"all\"`). Any other fault without a target is a warning.\n\n")
+	b.WriteString("\nPacket loss needs a percentage (`probability = 0.3` for 30%) and, with no target named, hits every node (`nodes = \"all\"`). Any other fault without a target is a warning.\n\n")
 	mdTable(&b, []string{"Target (spec)", "Plan phrases"}, func(add func(...string)) {
 		for _, t := range faultTargets {
 			add("`\""+t.spec+"\"`", t.phrases)

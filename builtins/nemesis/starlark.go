@@ -19,15 +19,18 @@ import (
 // package: a generator of fault cycles (wait interval, inject, hold, heal)
 // and a final generator that heals everything, both for the nemesis thread.
 //
-//	nemesis.partition(spec="majority", interval="10s", hold="10s")
+//	nemesis.partition(spec="majority", interval="10s", hold="10s", start=interval)
 //	nemesis.loss(nodes="one", probability=0.3, interval=, hold=)
-//	nemesis.kill(nodes="one", pattern=, restart=[argv], pidfile="", logfile="", interval=, hold=)
+//	nemesis.kill(nodes="one", pattern=, command=[argv], restart="10s" (= hold), pidfile="", logfile="", interval=, hold=)
 //	nemesis.pause(nodes="one", pattern=, interval=, hold=)
 //	nemesis.bandwidth(nodes="one", rate="1mbit", interval=, hold=)
 //	nemesis.delay(nodes="one", delay="50ms", jitter="", interval=, hold=)   fails where the kernel lacks netem
 //	nemesis.fill_disk(nodes="one", path=, size="100M", interval=, hold=)
 //	nemesis.compose([pkg, ...])   the packages' cycles interleaved at random (faults may overlap), one final heal
 //	nemesis.heal()                a generator of one heal op
+//
+// Every cycle takes start= (the first fault; default one interval in),
+// interval= (the wait after each heal) and hold= (how long a fault stays).
 var Module = &starlarkstruct.Module{
 	Name: "nemesis",
 	Members: starlark.StringDict{
@@ -89,15 +92,31 @@ func healOp() gen.Generator {
 	return gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: "heal"})
 }
 
-// cycle repeats: sleep interval, start, sleep hold, stop.
-func cycle(name, start, stop string, value any, interval, hold starval.Duration) (*Package, error) {
-	if interval < 0 || hold <= 0 {
-		return nil, fmt.Errorf("nemesis.%s: hold must be positive and interval not negative", name)
+// timing is when a fault cycle acts: the first fault at start (default:
+// after one interval), held for hold, then again interval after each heal.
+type timing struct {
+	start, interval, hold starval.Duration
+}
+
+func defaultTiming() timing {
+	return timing{start: -1, interval: starval.Duration(10 * time.Second), hold: starval.Duration(10 * time.Second)}
+}
+
+// cycle repeats: sleep, inject, hold, heal.
+func cycle(name, start, stop string, value any, tm timing) (*Package, error) {
+	if tm.interval < 0 || tm.hold <= 0 || tm.start < -1 {
+		return nil, fmt.Errorf("nemesis.%s: hold must be positive, interval and start not negative", name)
+	}
+	if tm.start == -1 {
+		tm.start = tm.interval
 	}
 	op := func(f string, v any) gen.Generator {
 		return gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: f, Value: v})
 	}
-	g := gen.Cycle(gen.Seq(gen.Sleep(time.Duration(interval)), op(start, value), gen.Sleep(time.Duration(hold)), op(stop, stopValue(value))))
+	fault := func(wait starval.Duration) gen.Generator {
+		return gen.Seq(gen.Sleep(time.Duration(wait)), op(start, value), gen.Sleep(time.Duration(tm.hold)), op(stop, stopValue(value)))
+	}
+	g := gen.Seq(fault(tm.start), gen.Cycle(fault(tm.interval)))
 	return &Package{name: name, gen: g, final: healOp()}, nil
 }
 
@@ -114,8 +133,8 @@ func stopValue(v any) any {
 
 func partitionBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var spec starlark.Value = starlark.String("majority")
-	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "spec?", &spec, "interval?", &interval, "hold?", &hold); err != nil {
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "spec?", &spec, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
 		return nil, err
 	}
 	v, err := starval.ToGo(spec)
@@ -133,14 +152,14 @@ func partitionBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	default:
 		return nil, fmt.Errorf("%s: spec must be a name such as \"majority\" or a {node: [peers]} dict, got %s", b.Name(), spec.Type())
 	}
-	return cycle("partition", "start-partition", "stop-partition", v, interval, hold)
+	return cycle("partition", "start-partition", "stop-partition", v, tm)
 }
 
 func lossBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var nodes starlark.Value = starlark.String("one")
 	var prob starlark.Float
-	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "probability", &prob, "interval?", &interval, "hold?", &hold); err != nil {
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "probability", &prob, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
 		return nil, err
 	}
 	if _, err := probability(float64(prob)); err != nil {
@@ -150,18 +169,19 @@ func lossBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if err != nil {
 		return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
 	}
-	return cycle("loss", "start-loss", "stop-loss", map[string]any{"nodes": spec, "probability": float64(prob)}, interval, hold)
+	return cycle("loss", "start-loss", "stop-loss", map[string]any{"nodes": spec, "probability": float64(prob)}, tm)
 }
 
 func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 	return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var nodes starlark.Value = starlark.String("one")
 		var pattern, pidfile, logfile string
-		var restart *starlark.List
-		interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
-		params := []any{"pattern", &pattern, "nodes?", &nodes, "interval?", &interval, "hold?", &hold}
+		var command *starlark.List
+		var restart starlark.Value = starlark.None
+		tm := defaultTiming()
+		params := []any{"pattern", &pattern, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start}
 		if start == "kill" {
-			params = append(params, "restart", &restart, "pidfile?", &pidfile, "logfile?", &logfile)
+			params = append(params, "command?", &command, "restart?", &restart, "pidfile?", &pidfile, "logfile?", &logfile)
 		}
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, params...); err != nil {
 			return nil, err
@@ -172,16 +192,34 @@ func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin
 		}
 		v := map[string]any{"nodes": spec, "pattern": pattern}
 		if start == "kill" {
-			argv, err := starval.ToGo(restart)
+			// restart is how long the process stays dead (the plan's
+			// "restart after 10s"); a list there is the command itself.
+			switch r := restart.(type) {
+			case *starlark.List:
+				if command == nil {
+					command = r
+				}
+			case starlark.NoneType:
+			default:
+				var d starval.Duration
+				if err := d.Unpack(restart); err != nil {
+					return nil, fmt.Errorf("%s: restart: %w", b.Name(), err)
+				}
+				tm.hold = d
+			}
+			if command == nil {
+				return nil, fmt.Errorf("%s: missing command (the argv that restarts the process, e.g. db.start)", b.Name())
+			}
+			argv, err := starval.ToGo(command)
 			if err != nil {
-				return nil, fmt.Errorf("%s: restart: %w", b.Name(), err)
+				return nil, fmt.Errorf("%s: command: %w", b.Name(), err)
 			}
 			v["restart"], v["pidfile"], v["logfile"] = argv, pidfile, logfile
 		}
 		if _, err := parseProcessSpec(stop, v); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		return cycle(start, start, stop, v, interval, hold)
+		return cycle(start, start, stop, v, tm)
 	}
 }
 
@@ -223,8 +261,8 @@ func nodesValue(b *starlark.Builtin, nodes starlark.Value) (any, error) {
 func bandwidthBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var nodes starlark.Value = starlark.String("one")
 	rate := "1mbit"
-	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "rate?", &rate, "interval?", &interval, "hold?", &hold); err != nil {
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "rate?", &rate, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
 		return nil, err
 	}
 	spec, err := nodesValue(b, nodes)
@@ -234,14 +272,14 @@ func bandwidthBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if rate == "" || strings.ContainsAny(rate, " \t\n") {
 		return nil, fmt.Errorf("%s: rate %q: want a tc rate such as \"1mbit\"", b.Name(), rate)
 	}
-	return cycle("bandwidth", "start-bandwidth", "stop-bandwidth", map[string]any{"nodes": spec, "rate": rate}, interval, hold)
+	return cycle("bandwidth", "start-bandwidth", "stop-bandwidth", map[string]any{"nodes": spec, "rate": rate}, tm)
 }
 
 func delayBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var nodes starlark.Value = starlark.String("one")
 	delay, jitter := "50ms", ""
-	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "delay?", &delay, "jitter?", &jitter, "interval?", &interval, "hold?", &hold); err != nil {
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "delay?", &delay, "jitter?", &jitter, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
 		return nil, err
 	}
 	spec, err := nodesValue(b, nodes)
@@ -251,14 +289,14 @@ func delayBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if !tcTime(delay) || jitter != "" && !tcTime(jitter) {
 		return nil, fmt.Errorf("%s: want times such as \"50ms\", got delay %q jitter %q", b.Name(), delay, jitter)
 	}
-	return cycle("delay", "start-delay", "stop-delay", map[string]any{"nodes": spec, "delay": delay, "jitter": jitter}, interval, hold)
+	return cycle("delay", "start-delay", "stop-delay", map[string]any{"nodes": spec, "delay": delay, "jitter": jitter}, tm)
 }
 
 func fillDiskBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var nodes starlark.Value = starlark.String("one")
 	var file, size string
-	interval, hold := starval.Duration(10*time.Second), starval.Duration(10*time.Second)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &file, "size", &size, "nodes?", &nodes, "interval?", &interval, "hold?", &hold); err != nil {
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &file, "size", &size, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
 		return nil, err
 	}
 	spec, err := nodesValue(b, nodes)
@@ -271,5 +309,5 @@ func fillDiskBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if !path.IsAbs(file) || path.Clean(file) != file {
 		return nil, fmt.Errorf("%s: path %q must be a clean absolute file path", b.Name(), file)
 	}
-	return cycle("fill_disk", "fill-disk", "free-disk", map[string]any{"nodes": spec, "path": file, "size": size}, interval, hold)
+	return cycle("fill_disk", "fill-disk", "free-disk", map[string]any{"nodes": spec, "path": file, "size": size}, tm)
 }
