@@ -55,6 +55,9 @@ func StartDaemon(ctx context.Context, r Remote, d Daemon) (int, error) {
 	if len(d.Argv) == 0 {
 		return 0, errors.New("start daemon: empty command")
 	}
+	if lp, ok := r.(Processes); ok {
+		return lp.StartDaemon(ctx, d)
+	}
 	log := d.Logfile
 	if log == "" {
 		log = "/dev/null"
@@ -121,6 +124,9 @@ func StopDaemon(ctx context.Context, r Remote, s Stop) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("stop daemon: %w", err)
 	}
+	if lp, ok := r.(Processes); ok {
+		return lp.StopDaemon(ctx, s)
+	}
 	if s.Grace <= 0 {
 		s.Grace = 10 * time.Second
 	}
@@ -174,6 +180,10 @@ func sendSignal(ctx context.Context, r Remote, mode, target, sig string, sudo bo
 	name, err := SignalName(sig)
 	if err != nil {
 		return 0, fmt.Errorf("signal: %w", err)
+	}
+	if lp, ok := r.(Processes); ok && mode == "match" {
+		states, err := lp.SignalMatching(ctx, target, signalNumber(name))
+		return len(states), err
 	}
 	label := "signal " + name + " pid " + target
 	if mode == "match" {

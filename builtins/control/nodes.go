@@ -17,6 +17,7 @@ type Node struct {
 	Name string
 	Host string
 	Port int
+	Dir  string // a local node's directory (--local); "" over SSH, where node.dir is LocalDir
 }
 
 // Addr returns host:port, using defaultPort when the node has none.

@@ -59,7 +59,7 @@ func TestParseNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Node{{"n1", "10.0.0.1", 0}, {"n2", "10.0.0.2", 2222}, {"10.0.0.3", "10.0.0.3", 0}}
+	want := []Node{{Name: "n1", Host: "10.0.0.1"}, {Name: "n2", Host: "10.0.0.2", Port: 2222}, {Name: "10.0.0.3", Host: "10.0.0.3"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseNodes = %+v, want %+v", got, want)
 	}
@@ -78,7 +78,7 @@ func TestParseNodes(t *testing.T) {
 
 func TestParseNodeList(t *testing.T) {
 	got, err := ParseNodeList([]string{"n1=10.0.0.1:22", "n2"})
-	want := []Node{{"n1", "10.0.0.1", 22}, {"n2", "n2", 0}}
+	want := []Node{{Name: "n1", Host: "10.0.0.1", Port: 22}, {Name: "n2", Host: "n2"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseNodeList = %+v, %v; want %+v", got, err, want)
 	}
@@ -96,14 +96,14 @@ func TestReadNodesFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Node{
-		{"n1", "10.77.0.1", 0},
-		{"n2", "10.77.0.2", 22},
-		{"n3", "10.77.0.3", 0},
-		{"n4", "10.77.0.4", 2222},
-		{"n5", "10.77.0.5", 22},
-		{"db.example.com", "db.example.com", 0},
-		{"[::1]:2200", "::1", 2200},
-		{"n8", "fe80::8", 22},
+		{Name: "n1", Host: "10.77.0.1", Port: 0},
+		{Name: "n2", Host: "10.77.0.2", Port: 22},
+		{Name: "n3", Host: "10.77.0.3", Port: 0},
+		{Name: "n4", Host: "10.77.0.4", Port: 2222},
+		{Name: "n5", Host: "10.77.0.5", Port: 22},
+		{Name: "db.example.com", Host: "db.example.com", Port: 0},
+		{Name: "[::1]:2200", Host: "::1", Port: 2200},
+		{Name: "n8", Host: "fe80::8", Port: 22},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadNodesFile =\n %+v\nwant\n %+v", got, want)

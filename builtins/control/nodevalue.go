@@ -74,6 +74,9 @@ var nodeMethods = map[string]nodeMethod{
 	"signal":       (*NodeValue).signal,
 	"await_port":   (*NodeValue).awaitPort,
 	"exists":       (*NodeValue).exists,
+	"listen_addr":  (*NodeValue).listenAddr,
+	"addr_of":      (*NodeValue).addrOf,
+	"faultline":    (*NodeValue).faultlineBinary,
 }
 
 // Attr returns name, host, port or a bound method.
@@ -85,6 +88,11 @@ func (n *NodeValue) Attr(name string) (starlark.Value, error) {
 		return starlark.String(n.node.Host), nil
 	case "port":
 		return starlark.MakeInt(n.node.Port), nil
+	case "dir":
+		if n.node.Dir != "" {
+			return starlark.String(n.node.Dir), nil
+		}
+		return starlark.String(LocalDir), nil
 	}
 	m, ok := nodeMethods[name]
 	if !ok {
@@ -97,7 +105,7 @@ func (n *NodeValue) Attr(name string) (starlark.Value, error) {
 
 // AttrNames lists the attributes and methods.
 func (n *NodeValue) AttrNames() []string {
-	names := []string{"name", "host", "port"}
+	names := []string{"name", "host", "port", "dir"}
 	for k := range nodeMethods {
 		names = append(names, k)
 	}

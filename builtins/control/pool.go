@@ -50,6 +50,7 @@ type Pool struct {
 	dial   Dialer
 	slots  map[string]*poolSlot // fixed at construction
 	closed atomic.Bool
+	net    Network // nil: hosts and ports (see Network)
 }
 
 // poolSlot serialises the dial of one node; lock is a one-token channel so
