@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/faultline/faultline/builtins/control"
 )
 
@@ -88,12 +90,11 @@ func (w *Worker) signal(ctx context.Context, f string, v any) (outcome, error) {
 	sig := map[string]string{"kill": "KILL", "pause": "STOP", "resume": "CONT"}[f]
 	landed := newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
-		out, err := runScript(ctx, r, f+" processes matching "+control.Quote(spec.pattern), signalScript, sig, spec.pattern, f)
+		states, err := signalProcesses(ctx, r, f, sig, spec.pattern)
 		if err != nil {
 			landed.fail()
 			return nil, err
 		}
-		states := parseStates(out)
 		if !processLanded(f, states) {
 			landed.fail()
 		}
@@ -122,12 +123,11 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 			return nil, err
 		}
 		// CONT is harmless on running processes and lists them with their state.
-		out, err := runScript(ctx, r, "read back processes matching "+control.Quote(spec.pattern), signalScript, "CONT", spec.pattern, "")
+		states, err := signalProcesses(ctx, r, "", "CONT", spec.pattern)
 		if err != nil {
 			landed.fail()
 			return nil, err
 		}
-		states := parseStates(out)
 		if !processLanded("start", states) {
 			landed.fail()
 		}
@@ -135,6 +135,30 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 	})
 	val := map[string]any{"nodes": strs(targets), "pattern": spec.pattern}
 	return outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}, err
+}
+
+// signalProcesses sends sig to the processes matching pattern on the node
+// and returns {pid: state} read back afterwards. A node whose daemons
+// faultline supervises itself (local mode) signals only those; otherwise a
+// script does it through /proc, recording pauses in StateFile (mode f).
+func signalProcesses(ctx context.Context, r control.Remote, f, sig, pattern string) (map[string]any, error) {
+	if lp, ok := r.(control.Processes); ok {
+		got, err := lp.SignalMatching(ctx, pattern, unix.SignalNum("SIG"+sig))
+		states := make(map[string]any, len(got))
+		for pid, st := range got {
+			states[strconv.Itoa(pid)] = st
+		}
+		return states, err
+	}
+	what := "read back"
+	if f != "" {
+		what = f
+	}
+	out, err := runScript(ctx, r, what+" processes matching "+control.Quote(pattern), signalScript, sig, pattern, f)
+	if err != nil {
+		return nil, err
+	}
+	return parseStates(out), nil
 }
 
 // parseStates reads "pid state" lines into {pid: state}.
