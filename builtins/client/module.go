@@ -18,6 +18,7 @@ var Module = &starlarkstruct.Module{
 		"noop":     starlark.NewBuiltin("client.noop", newNoop),
 		"postgres": starlark.NewBuiltin("client.postgres", newPostgres),
 		"etcd":     starlark.NewBuiltin("client.etcd", newEtcd),
+		"demo_kv":  starlark.NewBuiltin("client.demo_kv", newDemoKV),
 	},
 }
 
@@ -86,4 +87,22 @@ func newEtcd(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 		}
 	}
 	return e, nil
+}
+
+// newDemoKV is client.demo_kv(timeout="1s", port=8080): the demo store of
+// examples/demostore, each process on the node it is bound to; port is
+// its HTTP port on a real node (local nodes get their own).
+func newDemoKV(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	timeout := starval.Duration(time.Second)
+	port := DemoKVPort
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "timeout?", &timeout, "port?", &port); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		return nil, fmt.Errorf("%s: timeout must be positive", b.Name())
+	}
+	if port < 1 || port > 65535 {
+		return nil, fmt.Errorf("%s: port %d out of range", b.Name(), port)
+	}
+	return &DemoKV{Timeout: time.Duration(timeout), Port: port}, nil
 }
