@@ -11,8 +11,10 @@ import (
 
 // capabilityScript reports, one "key value" per line, whether the node's
 // kernel has netem (yes, no or unknown, from /sys/module, the modules
-// directory or the kernel config) and the kernel's boot id, which nodes
-// sharing one kernel have in common.
+// directory or the kernel config), whether it can queue packets to
+// userspace with iptables' NFQUEUE target (nfnetlink_queue loaded and the
+// target registered), and the kernel's boot id, which nodes sharing one
+// kernel have in common.
 const capabilityScript = `netem=unknown
 if [ -d /sys/module/sch_netem ] || ls /lib/modules/"$(uname -r)"/kernel/net/sched/sch_netem.ko* >/dev/null 2>&1; then
   netem=yes
@@ -22,13 +24,15 @@ elif [ -r "/boot/config-$(uname -r)" ]; then
   if grep -Eq '^CONFIG_NET_SCH_NETEM=[ym]' "/boot/config-$(uname -r)"; then netem=yes; else netem=no; fi
 fi
 echo "netem $netem"
+if [ -e /proc/net/netfilter/nfnetlink_queue ] && grep -qx NFQUEUE /proc/net/ip_tables_targets 2>/dev/null; then echo "nfqueue yes"; else echo "nfqueue no"; fi
 echo "boot_id $(cat /proc/sys/kernel/random/boot_id)"
 `
 
 // Capability is what a node's kernel allows.
 type Capability struct {
-	Netem  string // "yes", "no" or "unknown"
-	BootID string // shared by nodes on one kernel
+	Netem   string // "yes", "no" or "unknown"
+	NFQueue string // "yes" or "no": the NFQUEUE delay agent can work there
+	BootID  string // shared by nodes on one kernel
 }
 
 // Capabilities reads each node's capabilities.
@@ -45,6 +49,8 @@ func Capabilities(ctx context.Context, pool *control.Pool, nodes []string) (map[
 			switch k {
 			case "netem":
 				c.Netem = v
+			case "nfqueue":
+				c.NFQueue = v
 			case "boot_id":
 				c.BootID = v
 			}
@@ -62,15 +68,17 @@ func Capabilities(ctx context.Context, pool *control.Pool, nodes []string) (map[
 func missingCapability(value any, caps map[string]Capability, reason string) (outcome, error) {
 	ev := map[string]any{}
 	for n, c := range caps {
-		ev[n] = map[string]any{"netem": c.Netem, "boot_id": c.BootID}
+		ev[n] = map[string]any{"netem": c.Netem, "nfqueue": c.NFQueue, "boot_id": c.BootID}
 	}
 	return outcome{value: value, evidence: ev}, fmt.Errorf("missing capability: %s", reason)
 }
 
-// startDelay would add latency with netem. Kernels without netem get a
-// missing-capability failure; with netem the delay is applied as a marked
-// qdisc (removed by stop-delay, which is stop-bandwidth, and by HealAll).
-// Value: {"nodes", "delay": "50ms", "jitter": "10ms"}.
+// startDelay adds latency with netem, applied as a marked qdisc (removed by
+// stop-delay, which is stop-bandwidth, and by HealAll). Where a target's
+// kernel has no netem but NFQUEUE, faultline's own agent delays the
+// targets' input instead (startAgentDelay); with neither, the op fails
+// with a missing capability. Value: {"nodes", "delay": "50ms", "jitter":
+// "10ms"}.
 func (w *Worker) startDelay(ctx context.Context, v any) (outcome, error) {
 	m, _ := v.(map[string]any)
 	delay, _ := m["delay"].(string)
@@ -93,8 +101,11 @@ func (w *Worker) startDelay(ctx context.Context, v any) (outcome, error) {
 		}
 	}
 	if len(without) > 0 {
+		if d, j, ok := agentCanDelay(caps, targets, delay, jitter); ok {
+			return w.startAgentDelay(ctx, targets, d, j)
+		}
 		slices.Sort(without)
-		return missingCapability(v, caps, fmt.Sprintf("tc netem is not available in the kernel of %s (CONFIG_NET_SCH_NETEM); delay, jitter, reordering and duplication cannot be injected there", strings.Join(without, ", ")))
+		return missingCapability(v, caps, fmt.Sprintf("tc netem is not available in the kernel of %s (CONFIG_NET_SCH_NETEM), nor NFQUEUE on every target for faultline's delay agent; delay, jitter, reordering and duplication cannot be injected there", strings.Join(without, ", ")))
 	}
 	args := []string{"delay", delay}
 	if jitter != "" {

@@ -25,18 +25,24 @@ var testClusterConfig = cluster.Config{Nodes: 5, Prefix: "fln", Subnet: "10.81.0
 // reaching its nodes over ssh with the cluster's key and known_hosts.
 func upCluster(t *testing.T) (*cluster.State, *control.Pool) {
 	t.Helper()
+	return upClusterWith(t, testClusterConfig)
+}
+
+// upClusterWith is upCluster for a cluster of the test's own.
+func upClusterWith(t *testing.T, cfg cluster.Config) (*cluster.State, *control.Pool) {
+	t.Helper()
 	integration.NeedRoot(t)
 	for _, c := range []string{"ip", "unshare", "sshd", "iptables", "tc", "bash"} {
 		integration.NeedCommand(t, c)
 	}
 	ctx := context.Background()
 	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), testClusterConfig); err != nil {
+		if err := cluster.Down(context.Background(), cfg); err != nil {
 			t.Errorf("cluster down: %v", err)
 		}
-		os.RemoveAll(filepath.Dir(testClusterConfig.StateDir))
+		os.RemoveAll(filepath.Dir(cfg.StateDir))
 	})
-	st, err := cluster.Up(ctx, testClusterConfig)
+	st, err := cluster.Up(ctx, cfg)
 	if err != nil {
 		t.Fatalf("cluster up: %v", err)
 	}
@@ -427,14 +433,20 @@ func testMissingCapabilities(t *testing.T, pool *control.Pool) {
 		t.Fatal(err)
 	}
 	c := w.Invoke(ctx, opF("start-delay", map[string]any{"nodes": "all", "delay": "50ms"}))
-	if caps["n1"].Netem == "yes" {
+	switch {
+	case caps["n1"].Netem != "yes" && caps["n1"].NFQueue == "yes":
+		// Delay by faultline's agent: TestDelayAgent, with an agent binary.
+		if c.Type != "fail" || !strings.Contains(fmt.Sprint(c.Error), "no delay agent in tests") {
+			t.Fatalf("delay by agent without an agent binary: %+v", c)
+		}
+	case caps["n1"].Netem == "yes":
 		if c.Extra["landed"] != true {
 			t.Fatalf("netem present but delay did not land: %+v", c)
 		}
 		if s := w.Invoke(ctx, opF("stop-delay", nil)); s.Extra["healed"] != true {
 			t.Fatalf("stop-delay: %+v", s)
 		}
-	} else if c.Type != "fail" || !strings.Contains(fmt.Sprint(c.Error), "missing capability: tc netem") || c.Extra["landed"] != false {
+	case c.Type != "fail" || !strings.Contains(fmt.Sprint(c.Error), "missing capability: tc netem") || c.Extra["landed"] != false:
 		t.Fatalf("delay without netem: %+v, want a missing-capability failure", c)
 	}
 	c = w.Invoke(ctx, opF("clock-skew", map[string]any{"nodes": "one", "delta": "10s"}))

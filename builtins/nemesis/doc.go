@@ -13,7 +13,7 @@
 //	kill / start     value: {"nodes", "pattern", "restart": argv, "pidfile", "logfile"}
 //	pause / resume   value: {"nodes", "pattern"} (SIGSTOP / SIGCONT)
 //	start-bandwidth  value: {"nodes", "rate": "1mbit"} (tbf on the nodes' interfaces)
-//	start-delay      value: {"nodes", "delay": "50ms", "jitter"} (netem, where the kernel has it)
+//	start-delay      value: {"nodes", "delay": "50ms", "jitter"} (netem, else faultline's NFQUEUE agent)
 //	stop-bandwidth / stop-delay
 //	fill-disk        value: {"nodes", "path", "size": "100M"} (fallocate)
 //	free-disk
@@ -54,8 +54,14 @@
 // # Missing capabilities
 //
 // Faults a node cannot take are reported, never faked: start-delay reads
-// the kernel's netem support first (Capabilities) and fails with "missing
-// capability" where it is absent; clock faults fail too, naming the nodes
+// the kernel's netem and NFQUEUE support first (Capabilities). Without
+// netem it uploads the faultline binary to the targets and runs it as a
+// delay agent (agent/nfdelay) fed by an NFQUEUE rule in DelayChain, with
+// --queue-bypass so traffic flows if the agent dies; it is landed when the
+// rule and a live agent that bound the queue are read back, and its stats
+// file (packets delayed, mean delay applied) is the evidence. The agent's
+// pidfile is recorded in StateFile, so HealAll stops it. With neither, the
+// op fails with "missing capability"; clock faults fail too, naming the nodes
 // that share one kernel (same boot id), and are not implemented for nodes
 // with kernels of their own.
 //

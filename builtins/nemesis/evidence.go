@@ -147,20 +147,24 @@ var stopOf = map[string]string{
 
 // Window is one fault's time in effect and what clients saw meanwhile.
 type Window struct {
-	Fault      string `json:"fault"`       // the op that opened it (start-partition, kill, ...)
-	Landed     bool   `json:"landed"`      // its completion's read-back verdict
-	Start      int64  `json:"start"`       // time of that completion
-	End        int64  `json:"end"`         // time the closing op was invoked; -1 if none was
-	ClientOK   int    `json:"client_ok"`   // client completions in the window, by type
-	ClientFail int    `json:"client_fail"` // ...
-	ClientInfo int    `json:"client_info"` // ...
+	Fault  string `json:"fault"`  // the op that opened it (start-partition, kill, ...)
+	Landed bool   `json:"landed"` // its completion's read-back verdict
+	Start  int64  `json:"start"`  // time of that completion
+	End    int64  `json:"end"`    // time the closing op was invoked; -1 if none was
+	// Held is what the closing op read back: was the fault still in effect
+	// when its hold ended (nil: nothing was read back)?
+	Held       *bool `json:"held,omitempty"`
+	ClientOK   int   `json:"client_ok"`   // client completions in the window, by type
+	ClientFail int   `json:"client_fail"` // ...
+	ClientInfo int   `json:"client_info"` // ...
 }
 
 // FaultWindows pairs each fault with the op that healed it and counts the
 // client completions in between, in history order.
 func FaultWindows(ops []history.Op) []Window {
 	var out []Window
-	open := map[string]int{} // fault -> index in out of its open window
+	open := map[string]int{}      // fault -> index in out of its open window
+	closing := map[string][]int{} // closing op -> windows it closes, until it completes
 	for _, op := range ops {
 		if !op.IsNemesis() {
 			if op.Type == history.Invoke {
@@ -182,11 +186,22 @@ func FaultWindows(ops []history.Op) []Window {
 			for f, i := range open {
 				if op.F == "heal" || stopOf[f] == op.F {
 					out[i].End = op.Time
+					closing[op.F] = append(closing[op.F], i)
 					delete(open, f)
 				}
 			}
 			continue
 		}
+		for _, i := range closing[op.F] {
+			held, ok := op.Extra["held"].(bool)
+			if m, isMap := op.Extra["held"].(map[string]any); isMap {
+				held, ok = m[out[i].Fault].(bool)
+			}
+			if ok && op.Type != history.Fail {
+				out[i].Held = &held
+			}
+		}
+		delete(closing, op.F)
 		if _, ok := stopOf[op.F]; ok && op.Type != history.Fail {
 			if _, already := open[op.F]; !already {
 				open[op.F] = len(out)

@@ -8,12 +8,13 @@ import (
 	"sync"
 
 	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/mesh"
 )
 
 // StateFile is where a node remembers faults that leave no mark faultline
-// can find by name: paused pids and fill files. It lives under /run, which
-// is per node in a local cluster and per boot on real machines, like the
-// pauses it records.
+// can find by name: paused pids, fill files and the delay agent. It lives
+// under /run, which is per node in a local cluster and per boot on real
+// machines, like the pauses it records.
 const StateFile = "/run/faultline/nemesis.state"
 
 // QdiscHandle marks the root qdiscs faultline installs, so heal removes
@@ -31,11 +32,11 @@ forget() { [ -f "$state" ] || return 0; grep -vxF -- "$1 $2" "$state" >"$state.n
 // every iptables front end present (a crashed run may have used another
 // backend), then prints one line per thing removed and a final "left N"
 // count of faultline chains still present.
-const healScript = stateLib + `for t in iptables iptables-legacy iptables-nft; do
+const healScript = stateLib + stopAgentFn + `for t in iptables iptables-legacy iptables-nft; do
   command -v "$t" >/dev/null 2>&1 || continue
   while "$t" -w 5 -D INPUT -j ` + Chain + ` 2>/dev/null; do echo "$t: jump INPUT"; done
-  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + `; do "$t" -w 5 -F "$c" 2>/dev/null; done
-  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + `; do "$t" -w 5 -X "$c" 2>/dev/null && echo "$t: chain $c"; done
+  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + ` ` + DelayChain + `; do "$t" -w 5 -F "$c" 2>/dev/null; done
+  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + ` ` + DelayChain + `; do "$t" -w 5 -X "$c" 2>/dev/null && echo "$t: chain $c"; done
 done
 for d in $(ls /sys/class/net); do
   if tc qdisc show dev "$d" root 2>/dev/null | grep -q " ` + QdiscHandle + ` "; then
@@ -47,6 +48,7 @@ if [ -f "$state" ]; then
     case $kind in
       paused) kill -s CONT "$val" 2>/dev/null && echo "resumed $val";;
       fill) rm -f -- "$val" && echo "removed $val";;
+      agent) stop_agent "$val";;
     esac
   done <"$state"
   rm -f "$state"
@@ -75,6 +77,15 @@ func HealAll(ctx context.Context, pool *control.Pool) (HealReport, error) {
 		errs []error
 	)
 	rep := HealReport{}
+	if m, ok := pool.Network().(*mesh.Mesh); ok {
+		if len(m.Blocked()) > 0 || len(m.Shapes()) > 0 {
+			rep["mesh"] = []string{"partition and link shaping removed"}
+		}
+		m.Heal()
+		if len(m.Blocked()) > 0 || len(m.Shapes()) > 0 {
+			errs = append(errs, errors.New("heal: the proxy mesh still shows faults after heal"))
+		}
+	}
 	for _, n := range pool.Nodes() {
 		wg.Add(1)
 		go func() {
@@ -96,6 +107,11 @@ func healNode(ctx context.Context, pool *control.Pool, node string) ([]string, e
 	r, err := pool.Remote(ctx, node)
 	if err != nil {
 		return nil, fmt.Errorf("heal %s: %w", node, err)
+	}
+	if lp, ok := r.(control.Processes); ok {
+		// A local node has no rules of its own: its links are the mesh's
+		// (healed by HealAll) and its faults are paused daemons.
+		return lp.Resume(ctx)
 	}
 	out, err := runScript(ctx, r, "heal faultline faults", healScript)
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 	"github.com/faultline/faultline/builtins/control"
 )
 
-// Chains faultline owns on every node. Only Chain is jumped to (from INPUT);
+// Chains faultline owns on every node (and DelayChain, in delay.go). Only
+// Chain is jumped to (from INPUT);
 // it accepts loopback and the controller, then hands over to the fault
 // chains, so stopping one fault flushes only its own chain and healing
 // deletes exactly these chains and that one jump.
@@ -27,12 +28,13 @@ const (
 // controller's address ($1) accepted before any fault rule.
 const iptablesLib = `ipt() { iptables -w 5 "$@"; }
 ensure() {
-  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + `; do ipt -N "$c" 2>/dev/null || true; done
+  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + ` ` + DelayChain + `; do ipt -N "$c" 2>/dev/null || true; done
   ipt -F ` + Chain + ` || return 1
   ipt -A ` + Chain + ` -i lo -j ACCEPT || return 1
   if [ -n "$1" ]; then ipt -A ` + Chain + ` -s "$1" -j ACCEPT || return 1; fi
   ipt -A ` + Chain + ` -j ` + PartitionChain + ` || return 1
   ipt -A ` + Chain + ` -j ` + LossChain + ` || return 1
+  ipt -A ` + Chain + ` -j ` + DelayChain + ` || return 1
   ipt -C INPUT -j ` + Chain + ` 2>/dev/null || ipt -I INPUT 1 -j ` + Chain + `
 }
 `

@@ -83,13 +83,20 @@ func (w *Worker) signal(ctx context.Context, f string, v any) (outcome, error) {
 	if err != nil {
 		return outcome{value: v}, err
 	}
-	targets, err := w.targets(ctx, f, spec.nodes)
+	targets, err := w.processTargets(ctx, f, spec)
 	if err != nil {
 		return outcome{value: v}, err
 	}
 	sig := map[string]string{"kill": "KILL", "pause": "STOP", "resume": "CONT"}[f]
-	landed := newVerdict()
+	landed, held := newVerdict(), newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		if f == "resume" {
+			// Still stopped when the hold ended? (signal 0 only looks)
+			before, err := signalProcesses(ctx, r, "", "0", spec.pattern)
+			if err != nil || !processLanded("pause", before) {
+				held.fail()
+			}
+		}
 		states, err := signalProcesses(ctx, r, f, sig, spec.pattern)
 		if err != nil {
 			landed.fail()
@@ -100,8 +107,13 @@ func (w *Worker) signal(ctx context.Context, f string, v any) (outcome, error) {
 		}
 		return map[string]any{"pids": states}, nil
 	})
-	val := map[string]any{"nodes": strs(targets), "pattern": spec.pattern}
-	return outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}, err
+	val := resolved(v, targets)
+	res := outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}
+	if f == "resume" {
+		h, healed := held.ok(), res.landed
+		res.held, res.healed = &h, &healed
+	}
+	return res, err
 }
 
 // start runs the restart command on the targets and reads back that a
@@ -111,12 +123,17 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 	if err != nil {
 		return outcome{value: v}, err
 	}
-	targets, err := w.targets(ctx, "start", spec.nodes)
+	targets, err := w.processTargets(ctx, "start", spec)
 	if err != nil {
 		return outcome{value: v}, err
 	}
-	landed := newVerdict()
+	landed, held := newVerdict(), newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		// Still dead when the hold ended, not revived behind faultline's back?
+		before, err := signalProcesses(ctx, r, "", "0", spec.pattern)
+		if err != nil || len(before) > 0 && !processLanded("kill", before) {
+			held.fail()
+		}
 		pid, err := control.StartDaemon(ctx, r, control.Daemon{Argv: spec.restart, Pidfile: spec.pidfile, Logfile: spec.logfile})
 		if err != nil {
 			landed.fail()
@@ -133,8 +150,46 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 		}
 		return map[string]any{"pid": int64(pid), "pids": states}, nil
 	})
-	val := map[string]any{"nodes": strs(targets), "pattern": spec.pattern}
-	return outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}, err
+	val := resolved(v, targets)
+	res := outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}
+	h, healed := held.ok(), res.landed
+	res.held, res.healed = &h, &healed
+	return res, err
+}
+
+// processTargets resolves the nodes of a process fault. The op that ends
+// a fault (start after kill, resume after pause) acts on the nodes its
+// fault hit, not on a fresh resolution of the spec: "the leader" or "one"
+// names another node by then.
+func (w *Worker) processTargets(ctx context.Context, f string, spec processSpec) ([]string, error) {
+	if opener, ok := map[string]string{"start": "kill", "resume": "pause"}[f]; ok {
+		key := opener + "\x00" + spec.pattern
+		if t, ok := w.procTargets[key]; ok {
+			delete(w.procTargets, key)
+			return t, nil
+		}
+	}
+	targets, err := w.targets(ctx, f, spec.nodes)
+	if err == nil && (f == "kill" || f == "pause") {
+		if w.procTargets == nil {
+			w.procTargets = map[string][]string{}
+		}
+		w.procTargets[f+"\x00"+spec.pattern] = targets
+	}
+	return targets, err
+}
+
+// resolved is a process fault's value with its nodes resolved: what the
+// history and a replayed schedule need to act on the same nodes again.
+func resolved(v any, targets []string) map[string]any {
+	out := map[string]any{}
+	if m, ok := v.(map[string]any); ok {
+		for k, x := range m {
+			out[k] = x
+		}
+	}
+	out["nodes"] = strs(targets)
+	return out
 }
 
 // signalProcesses sends sig to the processes matching pattern on the node

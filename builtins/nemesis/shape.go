@@ -80,6 +80,10 @@ func (w *Worker) stopQdisc(ctx context.Context) (outcome, error) {
 	if targets == nil {
 		return outcome{value: map[string]any{}}, fmt.Errorf("no bandwidth limit or delay is active")
 	}
+	if res, ok, err := w.stopAgentDelay(ctx, targets); ok {
+		w.shaped = nil
+		return res, err
+	}
 	landed, healed := newVerdict(), newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		out, err := runScript(ctx, r, "bandwidth: remove tbf", unshapeScript)

@@ -26,7 +26,7 @@ import (
 //	nemesis.bandwidth(nodes="one", rate="1mbit", interval=, hold=)
 //	nemesis.delay(nodes="one", delay="50ms", jitter="", interval=, hold=)   fails where the kernel lacks netem
 //	nemesis.fill_disk(nodes="one", path=, size="100M", interval=, hold=)
-//	nemesis.compose([pkg, ...])   the packages' cycles interleaved at random (faults may overlap), one final heal
+//	nemesis.compose([pkg, ...])   every package's faults at their own times (they may overlap), one final heal
 //	nemesis.heal()                a generator of one heal op
 //
 // Every cycle takes start= (the first fault; default one interval in),
@@ -49,9 +49,10 @@ var Module = &starlarkstruct.Module{
 // Package is a nemesis as a Starlark value (type "nemesis"): the fault
 // cycles and the final healing generator.
 type Package struct {
-	name  string
-	gen   gen.Generator
-	final gen.Generator
+	name   string
+	gen    gen.Generator
+	cycles []faultCycle // the schedule of a package built from fault cycles
+	final  gen.Generator
 }
 
 // Generator returns the fault cycles (nemesis ops, not yet routed).
@@ -102,7 +103,8 @@ func defaultTiming() timing {
 	return timing{start: -1, interval: starval.Duration(10 * time.Second), hold: starval.Duration(10 * time.Second)}
 }
 
-// cycle repeats: sleep, inject, hold, heal.
+// cycle is one fault's package: inject at start, heal after hold, again
+// interval after each heal (see timeline).
 func cycle(name, start, stop string, value any, tm timing) (*Package, error) {
 	if tm.interval < 0 || tm.hold <= 0 || tm.start < -1 {
 		return nil, fmt.Errorf("nemesis.%s: hold must be positive, interval and start not negative", name)
@@ -110,14 +112,8 @@ func cycle(name, start, stop string, value any, tm timing) (*Package, error) {
 	if tm.start == -1 {
 		tm.start = tm.interval
 	}
-	op := func(f string, v any) gen.Generator {
-		return gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: f, Value: v})
-	}
-	fault := func(wait starval.Duration) gen.Generator {
-		return gen.Seq(gen.Sleep(time.Duration(wait)), op(start, value), gen.Sleep(time.Duration(tm.hold)), op(stop, stopValue(value)))
-	}
-	g := gen.Seq(fault(tm.start), gen.Cycle(fault(tm.interval)))
-	return &Package{name: name, gen: g, final: healOp()}, nil
+	cycles := []faultCycle{{inject: start, heal: stop, value: value, tm: tm}}
+	return &Package{name: name, gen: newTimeline(cycles), cycles: cycles, final: healOp()}, nil
 }
 
 // stopValue is what the healing op of a cycle carries: process faults need
@@ -228,16 +224,26 @@ func composeBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nemeses", &list); err != nil {
 		return nil, err
 	}
-	var gens []gen.Generator
+	var (
+		gens   []gen.Generator
+		cycles []faultCycle
+		timed  = true
+	)
 	for i := range list.Len() {
 		p, err := FromStarlark(list.Index(i))
 		if err != nil {
 			return nil, fmt.Errorf("%s: item %d: %w", b.Name(), i, err)
 		}
 		gens = append(gens, p.gen)
+		cycles = append(cycles, p.cycles...)
+		timed = timed && p.cycles != nil
 	}
 	if len(gens) == 0 {
 		return nil, fmt.Errorf("%s: no nemeses", b.Name())
+	}
+	if timed {
+		// Every fault keeps its own times on one shared timeline.
+		return &Package{name: "compose", gen: newTimeline(cycles), cycles: cycles, final: healOp()}, nil
 	}
 	return &Package{name: "compose", gen: gen.Mix(gens...), final: healOp()}, nil
 }

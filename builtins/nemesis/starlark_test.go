@@ -22,10 +22,14 @@ func eval(t *testing.T, expr string) (starlark.Value, error) {
 }
 
 // recorder is a nemesis Worker that answers ok and remembers the ops.
-type recorder struct{ fs []string }
+type recorder struct {
+	fs []string
+	ts []time.Duration // invocation times
+}
 
 func (r *recorder) Invoke(_ context.Context, op history.Op) history.Op {
 	r.fs = append(r.fs, op.F)
+	r.ts = append(r.ts, time.Duration(op.Time))
 	return history.Op{Type: history.OK}
 }
 func (r *recorder) Close() error { return nil }
@@ -37,6 +41,11 @@ func (idle) Close() error                                  { return nil }
 
 // schedule runs a package for d simulated seconds and its final.
 func schedule(t *testing.T, p *Package, d time.Duration) []string {
+	return scheduleOf(t, p, d).fs
+}
+
+// scheduleOf is schedule with the recorder, times included.
+func scheduleOf(t *testing.T, p *Package, d time.Duration) *recorder {
 	t.Helper()
 	rec := &recorder{}
 	g := gen.Then(gen.TimeLimit(d, gen.Nemesis(p.Generator())), gen.Nemesis(p.Final()))
@@ -45,28 +54,30 @@ func schedule(t *testing.T, p *Package, d time.Duration) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rec.fs
+	return rec
 }
 
+// TestModuleSchedules: a cycle's steps fall at fixed run times (first
+// fault one interval in), and the time limit counts from the first fault.
 func TestModuleSchedules(t *testing.T) {
 	tests := []struct {
 		expr string
 		want []string
 	}{
 		{`nemesis.partition(spec="one", interval="5s", hold="5s")`,
-			[]string{"start-partition", "stop-partition", "start-partition", "stop-partition", "heal"}},
+			[]string{"start-partition", "stop-partition", "start-partition", "stop-partition", "start-partition", "heal"}},
 		{`nemesis.loss(nodes="all", probability=0.5, interval="10s", hold="10s")`,
-			[]string{"start-loss", "stop-loss", "heal"}},
+			[]string{"start-loss", "stop-loss", "start-loss", "heal"}},
 		{`nemesis.kill(pattern="etcd", restart=["etcd"], interval="10s", hold="10s")`,
-			[]string{"kill", "start", "heal"}},
+			[]string{"kill", "start", "kill", "heal"}},
 		{`nemesis.pause(nodes=["n1"], pattern="etcd", interval="20s", hold="10s")`,
-			[]string{"pause", "heal"}},
+			[]string{"pause", "resume", "heal"}},
 		{`nemesis.bandwidth(nodes="all", rate="10kbit", interval="10s", hold="10s")`,
-			[]string{"start-bandwidth", "stop-bandwidth", "heal"}},
+			[]string{"start-bandwidth", "stop-bandwidth", "start-bandwidth", "heal"}},
 		{`nemesis.delay(delay="100ms", jitter="10ms", interval="10s", hold="10s")`,
-			[]string{"start-delay", "stop-delay", "heal"}},
+			[]string{"start-delay", "stop-delay", "start-delay", "heal"}},
 		{`nemesis.fill_disk(path="/opt/fill", size="10M", interval="10s", hold="10s")`,
-			[]string{"fill-disk", "free-disk", "heal"}},
+			[]string{"fill-disk", "free-disk", "fill-disk", "heal"}},
 	}
 	for _, tt := range tests {
 		v, err := eval(t, tt.expr)
@@ -165,5 +176,30 @@ func TestEvaluate(t *testing.T) {
 	}
 	if f := Evaluate([]*Decl{{Kind: "landed"}}, nil)[0]; f.Pass {
 		t.Errorf("landed with no faults must fail: %+v", f)
+	}
+}
+
+// TestComposeKeepsEachFaultsTimes: composed faults happen at the times the
+// plan gave each, not one after another's waits.
+func TestComposeKeepsEachFaultsTimes(t *testing.T) {
+	v, err := eval(t, `nemesis.compose([
+    nemesis.partition(spec = "one", start = "4s", hold = "7s", interval = "60s"),
+    nemesis.kill(nodes = "primaries", start = "14s", restart = "4s", interval = "60s", pattern = "x", command = ["x"]),
+    nemesis.pause(nodes = "one", start = "21s", hold = "3s", interval = "60s", pattern = "x"),
+])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := FromStarlark(v)
+	rec := scheduleOf(t, p, 28*time.Second)
+	wantF := []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume", "heal"}
+	wantT := []time.Duration{4, 11, 14, 18, 21, 24}
+	if !slices.Equal(rec.fs, wantF) {
+		t.Fatalf("ops %v, want %v", rec.fs, wantF)
+	}
+	for i, w := range wantT {
+		if rec.ts[i] != w*time.Second {
+			t.Errorf("%s at %s, want %s", rec.fs[i], rec.ts[i], w*time.Second)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/mesh"
 )
 
 // Options configure a nemesis Worker.
@@ -40,6 +41,15 @@ type Worker struct {
 	loss      []string // nodes with active loss rules
 	shaped    []string // nodes with a bandwidth limit or delay
 	filled    []fill   // fill files made
+	// procTargets: nodes a kill or pause hit, by fault and pattern, for the
+	// start or resume that ends it.
+	procTargets map[string][]string
+
+	// Local mode (the pool's Network is a proxy mesh): what is shaped, and
+	// the mesh's counters when the current fault began.
+	shaping  map[string]mesh.Shaping // node -> shaping of its inbound links
+	shapedBy map[string][]string     // "loss", "delay", "bandwidth" -> targets
+	meshBase map[mesh.Link]mesh.Counters
 }
 
 var _ gen.Worker = (*Worker)(nil)
@@ -70,6 +80,11 @@ func (w *Worker) Invoke(ctx context.Context, op history.Op) history.Op {
 		res outcome
 		err error
 	)
+	if m := w.mesh(); m != nil {
+		if res, err, ok := w.meshInvoke(ctx, m, op); ok {
+			return res.op(err)
+		}
+	}
 	switch op.F {
 	case "start-partition":
 		res, err = w.startPartition(ctx, op.Value)
@@ -110,7 +125,12 @@ type outcome struct {
 	evidence map[string]any
 	landed   bool
 	healed   *bool
-	applied  bool // the injection may have taken effect even though err != nil
+	// held (closing ops): the fault was still in effect, read back from the
+	// victims, when its hold ended; nil for a stop op means landed says so.
+	held    *bool
+	applied bool // the injection may have taken effect even though err != nil
+	// heldFaults (the final heal): fault -> held, for faults it stopped.
+	heldFaults map[string]any
 }
 
 func (o outcome) op(err error) history.Op {
@@ -121,6 +141,14 @@ func (o outcome) op(err error) history.Op {
 	}
 	if o.healed != nil {
 		c.Extra["healed"] = *o.healed
+		held := o.landed
+		if o.held != nil {
+			held = *o.held
+		}
+		c.Extra["held"] = held
+	}
+	if o.heldFaults != nil {
+		c.Extra["held"] = o.heldFaults
 	}
 	if err != nil {
 		c.Error = err.Error()
@@ -230,14 +258,46 @@ func (w *Worker) controller(ctx context.Context, node string, r control.Remote) 
 	return a, nil
 }
 
-// heal removes every fault on every node (the final generator's op).
+// heal removes every fault on every node (the final generator's op). A
+// network fault still open is first stopped the ordinary way, so its
+// read-back (was it still in effect?) is recorded: Extra["held"] maps
+// each such fault to the answer.
 func (w *Worker) heal(ctx context.Context) (outcome, error) {
+	held := map[string]any{}
+	stop := func(fault string, res outcome, err error) {
+		if err == nil {
+			held[fault] = res.landed
+		}
+	}
+	if w.partition != nil {
+		if m := w.mesh(); m != nil {
+			res, err := w.meshHealPartition(m)
+			stop("start-partition", res, err)
+		} else {
+			res, err := w.stopPartition(ctx)
+			stop("start-partition", res, err)
+		}
+	}
+	if m := w.mesh(); m != nil {
+		for _, kind := range []string{"loss", "delay", "bandwidth"} {
+			if _, on := w.shapedBy[kind]; on {
+				res, err := w.meshUnshape(m, kind)
+				stop("start-"+kind, res, err)
+			}
+		}
+	} else if w.loss != nil {
+		res, err := w.stopLoss(ctx)
+		stop("start-loss", res, err)
+	}
 	rep, err := HealAll(ctx, w.opts.Pool)
 	w.partition, w.loss, w.shaped, w.filled = nil, nil, nil, nil
+	w.shaping, w.shapedBy, w.procTargets = nil, nil, nil
 	ev := map[string]any{}
 	for node, removed := range rep {
 		ev[node] = strs(removed)
 	}
 	healed := err == nil
-	return outcome{value: strs(w.nodes), evidence: ev, landed: healed, healed: &healed}, err
+	res := outcome{value: strs(w.nodes), evidence: ev, landed: healed, healed: &healed}
+	res.heldFaults = held
+	return res, err
 }

@@ -1,0 +1,125 @@
+package nemesis
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/faultline/faultline/builtins/control"
+)
+
+// Where the delay agent lives on a node. The binary goes under /tmp, named
+// by its checksum so a node keeps one copy per build; the pid, stats and log
+// files go beside StateFile under /run.
+const (
+	agentDir     = "/tmp"
+	agentPidfile = "/run/faultline/nfdelay.pid"
+	agentStats   = "/run/faultline/nfdelay.stats"
+	agentLog     = "/run/faultline/nfdelay.log"
+)
+
+// DelayQueue is the NFQUEUE number faultline's delay agent serves; like
+// QdiscHandle it is distinctive so no one else's queue is taken.
+const DelayQueue uint16 = 0xfa17
+
+// agentExecutable names the local binary uploaded as the delay agent: it
+// must serve `agent nfdelay` (the faultline binary does). Tests point it
+// at a binary built from testdata, since a test binary cannot serve it.
+var agentExecutable = os.Executable
+
+// agentBinary is the local agent binary and where it goes on the nodes.
+type agentBinary struct {
+	local, remote, sum string
+}
+
+// localAgent finds the agent binary and checksums it.
+func localAgent() (agentBinary, error) {
+	path, err := agentExecutable()
+	if err != nil {
+		return agentBinary{}, fmt.Errorf("delay agent: locate the faultline binary: %w", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return agentBinary{}, fmt.Errorf("delay agent: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return agentBinary{}, fmt.Errorf("delay agent: checksum %s: %w", path, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	return agentBinary{local: path, remote: agentDir + "/faultline-agent-" + sum[:8], sum: sum}, nil
+}
+
+// agentPrepScript records the agent in StateFile before it starts (so a
+// crash right after still lets HealAll stop it), clears stale stats, and
+// prints "have" if the node already holds the binary ($1 with checksum
+// $2), else "need".
+const agentPrepScript = stateLib + `bin=$1 sum=$2
+forget agent ` + agentPidfile + ` && note agent ` + agentPidfile + ` || exit 1
+rm -f ` + agentStats + `
+if [ -f "$bin" ] && [ "$(sha256sum "$bin" | cut -d ' ' -f 1)" = "$sum" ]; then echo have; else echo need; fi
+`
+
+// startAgent puts the agent binary on the node if it is not there yet and
+// starts it as a daemon serving DelayQueue. It returns the agent's pid and
+// whether the binary was uploaded.
+func startAgent(ctx context.Context, r control.Remote, bin agentBinary, delay, jitter time.Duration) (int, bool, error) {
+	out, err := runScript(ctx, r, "delay agent: prepare", agentPrepScript, bin.remote, bin.sum)
+	if err != nil {
+		return 0, false, err
+	}
+	uploaded := false
+	if len(nonEmpty(out)) == 0 || nonEmpty(out)[0] != "have" {
+		if err := r.Upload(ctx, bin.local, bin.remote); err != nil {
+			return 0, false, fmt.Errorf("delay agent: %w", err)
+		}
+		if _, err := r.Run(ctx, control.Cmd{Argv: []string{"chmod", "755", bin.remote}}); err != nil {
+			return 0, false, fmt.Errorf("delay agent: %w", err)
+		}
+		uploaded = true
+	}
+	pid, err := control.StartDaemon(ctx, r, control.Daemon{
+		Argv: []string{bin.remote, "agent", "nfdelay", "-q", strconv.Itoa(int(DelayQueue)),
+			"-delay", delay.String(), "-jitter", jitter.String(), "-stats", agentStats},
+		Pidfile: agentPidfile, Logfile: agentLog})
+	if err != nil {
+		return 0, uploaded, fmt.Errorf("delay agent: %w", err)
+	}
+	return pid, uploaded, nil
+}
+
+// stopAgent stops the node's agent with SIGTERM, which makes it accept the
+// packets it holds and write its final stats.
+func stopAgent(ctx context.Context, r control.Remote) error {
+	_, err := control.StopDaemon(ctx, r, control.Stop{Pidfile: agentPidfile, Grace: 5 * time.Second})
+	if err != nil {
+		return fmt.Errorf("delay agent: %w", err)
+	}
+	return nil
+}
+
+// stopAgentFn is shared shell for HealAll: stop_agent PIDFILE stops the
+// delay agent named there (TERM, KILL after 3 s) if that pid still runs
+// the agent, not a process that reused its pid, and removes its files.
+const stopAgentFn = `stop_agent() {
+  pid=$(cat "$1" 2>/dev/null)
+  case $pid in ''|*[!0-9]*) rm -f "$1"; return 0;; esac
+  if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ' agent nfdelay '; then
+    kill -s TERM "$pid" 2>/dev/null
+    i=0
+    while [ -d "/proc/$pid" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null; do
+      i=$((i + 1)); [ "$i" -eq 30 ] && kill -s KILL "$pid" 2>/dev/null
+      [ "$i" -gt 60 ] && break
+      sleep 0.1
+    done
+    echo "stopped agent $pid"
+  fi
+  rm -f "$1" ` + agentStats + `
+}
+`

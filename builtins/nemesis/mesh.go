@@ -1,0 +1,268 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/mesh"
+)
+
+// Local nodes (--local) share this host, so their network faults cannot be
+// iptables rules or qdiscs: every link runs through faultline's proxy mesh
+// (the pool's Network) and the mesh applies them. Landing evidence is read
+// back the same way as on real nodes: the table in effect right after
+// inject and still at heal, and the proxies' counters of what the fault did
+// to traffic during its window.
+
+// mesh returns the pool's proxy mesh, or nil for real nodes.
+func (w *Worker) mesh() *mesh.Mesh {
+	m, _ := w.opts.Pool.Network().(*mesh.Mesh)
+	return m
+}
+
+// meshInvoke performs a network fault on the mesh; ok is false for ops the
+// mesh does not handle (process and disk faults, heal).
+func (w *Worker) meshInvoke(ctx context.Context, m *mesh.Mesh, op history.Op) (res outcome, err error, ok bool) {
+	switch op.F {
+	case "start-partition":
+		res, err = w.meshPartition(ctx, m, op.Value)
+	case "stop-partition":
+		res, err = w.meshHealPartition(m)
+	case "start-loss", "start-delay", "start-bandwidth":
+		res, err = w.meshShape(ctx, m, op.F[len("start-"):], op.Value)
+	case "stop-loss", "stop-delay", "stop-bandwidth":
+		res, err = w.meshUnshape(m, op.F[len("stop-"):])
+	default:
+		return outcome{}, nil, false
+	}
+	return res, err, true
+}
+
+func (w *Worker) meshPartition(ctx context.Context, m *mesh.Mesh, v any) (outcome, error) {
+	if w.partition != nil {
+		return outcome{value: v}, fmt.Errorf("start-partition: a partition is already active; stop it first")
+	}
+	g, err := w.grudgeOf(ctx, v)
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	w.partition, w.meshBase = g, m.Stats()
+	m.Partition(g)
+	back := m.Blocked()
+	ev := map[string]any{}
+	for _, node := range g.victims() {
+		ev[node] = map[string]any{"backend": "mesh", "blocked_from": strs(back[node])}
+	}
+	return outcome{value: g.Value(), evidence: ev, landed: sameGrudge(back, g), applied: true}, nil
+}
+
+// meshHealPartition reads back that the partition was still in effect,
+// what it dropped per victim, then heals it and reads the table back empty.
+func (w *Worker) meshHealPartition(m *mesh.Mesh) (outcome, error) {
+	g := w.partition
+	if g == nil {
+		return outcome{value: map[string]any{}}, fmt.Errorf("stop-partition: no partition is active")
+	}
+	held := sameGrudge(m.Blocked(), g)
+	delta := statsDelta(w.meshBase, m.Stats())
+	ev := map[string]any{}
+	for _, node := range g.victims() {
+		var bytes, conns int64
+		for _, peer := range g[node] {
+			in := delta[mesh.Link{From: peer, To: node}]
+			out := delta[mesh.Link{From: node, To: peer}]
+			bytes += in.BytesDropped + out.BytesReturnDropped
+			conns += in.ConnsBlocked + out.ConnsBlocked
+		}
+		ev[node] = map[string]any{"backend": "mesh", "drops": bytes + conns, "dropped_bytes": bytes, "blocked_conns": conns}
+	}
+	m.Partition(nil)
+	healed := len(m.Blocked()) == 0
+	w.partition = nil
+	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed}, nil
+}
+
+// meshShape sets one kind of link shaping on the targets' inbound links,
+// keeping any other kind already set there.
+func (w *Worker) meshShape(ctx context.Context, m *mesh.Mesh, kind string, v any) (outcome, error) {
+	if _, on := w.shapedBy[kind]; on {
+		return outcome{value: v}, fmt.Errorf("start-%s: already active; stop it first", kind)
+	}
+	spec, _ := v.(map[string]any)
+	targets, err := w.targets(ctx, kind, spec["nodes"])
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	val := map[string]any{"nodes": strs(targets)}
+	set := func(s *mesh.Shaping) {}
+	switch kind {
+	case "loss":
+		p, err := probability(spec["probability"])
+		if err != nil {
+			return outcome{value: v}, err
+		}
+		val["probability"] = p
+		set = func(s *mesh.Shaping) { s.Loss = p }
+	case "delay":
+		d, err1 := time.ParseDuration(str(spec["delay"]))
+		j, err2 := time.ParseDuration(orZero(str(spec["jitter"])))
+		if err1 != nil || err2 != nil || d <= 0 {
+			return outcome{value: v}, fmt.Errorf("delay: want durations such as \"50ms\", got delay %v jitter %v", spec["delay"], spec["jitter"])
+		}
+		val["delay"], val["jitter"] = str(spec["delay"]), str(spec["jitter"])
+		set = func(s *mesh.Shaping) { s.Latency, s.Jitter = d, j }
+	case "bandwidth":
+		r, err := tcRate(str(spec["rate"]))
+		if err != nil {
+			return outcome{value: v}, err
+		}
+		val["rate"] = str(spec["rate"])
+		set = func(s *mesh.Shaping) { s.Bandwidth = r }
+	}
+	if w.shaping == nil {
+		w.shaping, w.shapedBy = map[string]mesh.Shaping{}, map[string][]string{}
+	}
+	for _, n := range targets {
+		s := w.shaping[n]
+		set(&s)
+		w.shaping[n] = s
+		m.Shape([]string{n}, s)
+	}
+	w.shapedBy[kind] = targets
+	w.meshBase = m.Stats()
+	ev := map[string]any{}
+	landed := true
+	back := m.Shapes()
+	for _, n := range targets {
+		ev[n] = map[string]any{"backend": "mesh", "shaping": back[n].String()}
+		landed = landed && back[n] == w.shaping[n]
+	}
+	return outcome{value: val, evidence: ev, landed: landed, applied: true}, nil
+}
+
+// meshUnshape removes one kind of shaping and reports what it did to the
+// traffic into each target while it was set: connections reset (loss),
+// chunks held back (delay), time spent waiting for tokens (bandwidth).
+func (w *Worker) meshUnshape(m *mesh.Mesh, kind string) (outcome, error) {
+	targets, on := w.shapedBy[kind]
+	if !on {
+		return outcome{value: map[string]any{}}, fmt.Errorf("stop-%s: not active", kind)
+	}
+	delta := statsDelta(w.meshBase, m.Stats())
+	ev := map[string]any{}
+	landed := true
+	for _, n := range targets {
+		var acted int64
+		for id, c := range delta {
+			if id.To != n {
+				continue
+			}
+			switch kind {
+			case "loss":
+				acted += c.ConnsLost
+			case "delay":
+				acted += c.Delayed
+			case "bandwidth":
+				acted += c.ThrottledNanos
+			}
+		}
+		ev[n] = map[string]any{"backend": "mesh", "acted": acted}
+		landed = landed && acted > 0
+		s := w.shaping[n]
+		switch kind {
+		case "loss":
+			s.Loss = 0
+		case "delay":
+			s.Latency, s.Jitter = 0, 0
+		case "bandwidth":
+			s.Bandwidth = 0
+		}
+		w.shaping[n] = s
+		m.Shape([]string{n}, s)
+	}
+	delete(w.shapedBy, kind)
+	back := m.Shapes()
+	healed := true
+	for _, n := range targets {
+		healed = healed && back[n] == w.shaping[n]
+	}
+	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed, healed: &healed}, nil
+}
+
+// sameGrudge says whether the mesh's table is exactly the grudge.
+func sameGrudge(table map[string][]string, g Grudge) bool {
+	want := map[string][]string{}
+	for node, peers := range g {
+		if len(peers) > 0 {
+			want[node] = slices.Sorted(slices.Values(peers))
+		}
+	}
+	return maps.EqualFunc(table, want, slices.Equal[[]string])
+}
+
+// statsDelta is what each link's counters gained since base.
+func statsDelta(base, now map[mesh.Link]mesh.Counters) map[mesh.Link]mesh.Counters {
+	out := make(map[mesh.Link]mesh.Counters, len(now))
+	for id, c := range now {
+		b := base[id]
+		out[mesh.Link{From: id.From, To: id.To}] = addCounters(out[mesh.Link{From: id.From, To: id.To}], mesh.Counters{
+			BytesDropped:       c.BytesDropped - b.BytesDropped,
+			BytesReturnDropped: c.BytesReturnDropped - b.BytesReturnDropped,
+			ConnsBlocked:       c.ConnsBlocked - b.ConnsBlocked,
+			ConnsLost:          c.ConnsLost - b.ConnsLost,
+			Delayed:            c.Delayed - b.Delayed,
+			ThrottledNanos:     c.ThrottledNanos - b.ThrottledNanos,
+		})
+	}
+	return out
+}
+
+// addCounters sums the counters faults are judged by (links of several
+// services between the same two endpoints count together).
+func addCounters(a, b mesh.Counters) mesh.Counters {
+	a.BytesDropped += b.BytesDropped
+	a.BytesReturnDropped += b.BytesReturnDropped
+	a.ConnsBlocked += b.ConnsBlocked
+	a.ConnsLost += b.ConnsLost
+	a.Delayed += b.Delayed
+	a.ThrottledNanos += b.ThrottledNanos
+	return a
+}
+
+var tcRateRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)([kmg]?)(bit|bps)$`)
+
+// tcRate reads a tc rate ("1mbit", "500kbit", "2mbps": bits or bytes per
+// second, SI prefixes) as bytes per second.
+func tcRate(s string) (int64, error) {
+	m := tcRateRe.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("bandwidth: want a tc rate such as \"1mbit\", got %q", s)
+	}
+	n, _ := strconv.ParseFloat(m[1], 64)
+	n *= map[string]float64{"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m[2]]
+	if m[3] == "bit" {
+		n /= 8
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("bandwidth: rate %q is below one byte per second", s)
+	}
+	return int64(n), nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return "0s"
+	}
+	return s
+}
