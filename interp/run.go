@@ -31,6 +31,20 @@ type RunOptions struct {
 	Print        io.Writer     // Starlark print() (nil = stderr)
 	Log          func(string)  // engine notes and gen.log messages (nil = dropped)
 	Pool         *control.Pool // the nodes scripts may reach (nil = none)
+	// ScriptSHA256 and SuiteSHA256 identify the script (and the plan's
+	// suite) in the recorded schedule, so a replay can say what it re-ran.
+	ScriptSHA256, SuiteSHA256 string
+	// Replay, when set, drives the run from a recorded schedule instead of
+	// the scenario's workload and nemesis generators.
+	Replay *Replay
+}
+
+// Replay is a recorded schedule to run again (faultline replay, re-runs).
+type Replay struct {
+	Events []Event
+	// AsFastAsPossible ignores the recorded times and keeps only each
+	// thread's order.
+	AsFastAsPossible bool
 }
 
 // Result is what one run of a scenario produced.
@@ -126,20 +140,28 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	var nemWorker gen.Worker
 	heal := func() {}
 	g := gen.Clients(workload)
-	if s.Nemesis != nil {
+	if o.Replay != nil {
+		g = replayGenerator(o.Replay)
+	}
+	if s.Nemesis != nil || o.Replay.hasNemesis() {
 		w, err := nemesis.New(nemesis.Options{Pool: o.Pool, Seed: seed.Split(o.Seed, "nemesis"), Primaries: primaries})
 		if err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 		}
 		nemWorker = w
-		g = gen.Any(g, gen.Nemesis(s.Nemesis.Generator()))
+		if o.Replay == nil {
+			g = gen.Any(g, gen.Nemesis(s.Nemesis.Generator()))
+		}
 		// Heal on every way out: after the workload, on error, on cancel.
 		heal = healer(ctx, o.Pool, r)
 		defer heal()
 	}
-	g = gen.TimeLimit(b.Duration, g)
-	if s.Nemesis != nil {
-		g = gen.Then(g, gen.Nemesis(s.Nemesis.Final()))
+	if o.Replay == nil {
+		// A replay ends with its schedule, final heal included.
+		g = gen.TimeLimit(b.Duration, g)
+		if s.Nemesis != nil {
+			g = gen.Then(g, gen.Nemesis(s.Nemesis.Final()))
+		}
 	}
 
 	r.HistoryPath = filepath.Join(o.Dir, "history.jsonl")
@@ -148,6 +170,13 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	defer journal.Close()
+	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
+		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
+		Nodes: nodes, ScriptSHA256: o.ScriptSHA256, SuiteSHA256: o.SuiteSHA256, Started: time.Now().UTC()})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	defer sched.Close()
 
 	sess, err := startClient(s.Client, seed.Split(o.Seed, "client"), o.Pool)
 	if err != nil {
@@ -159,7 +188,11 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if !r.Virtual {
 		// A hard stop past the budget, in case an op or the generator ignores time.
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, b.Duration+s.OpTimeout+10*time.Second,
+		limit := b.Duration
+		if o.Replay != nil {
+			limit = o.Replay.duration()
+		}
+		runCtx, cancel = context.WithTimeoutCause(ctx, limit+s.OpTimeout+10*time.Second,
 			errors.New("budget exhausted"))
 		defer cancel()
 	}
@@ -180,8 +213,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		OpLimit:   b.Ops,
 		Virtual:   r.Virtual,
 		Record: func(op history.Op) error {
-			_, err := journal.Append(op)
-			return err
+			if _, err := journal.Append(op); err != nil {
+				return err
+			}
+			return sched.Record(op)
 		},
 		Starlark: thread,
 		Log:      o.Log,
@@ -193,6 +228,9 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	r.Summary = sum
 	if err := journal.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("journal: %w", err)
+	}
+	if err := sched.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("schedule: %w", err)
 	}
 	r.Ops = journal.Ops()
 	if runErr != nil {
@@ -227,9 +265,54 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	return r, nil
 }
 
+// replayGenerator drives a run from recorded events: each op on the thread
+// it was recorded on, at its recorded time (or as soon as the thread is
+// free), nemesis events with their resolved targets.
+func replayGenerator(r *Replay) gen.Generator {
+	events := make([]gen.Scheduled, 0, len(r.Events))
+	for _, e := range r.Events {
+		if e.Phase != "" || e.Failed {
+			continue // markers, and faults that did nothing
+		}
+		events = append(events, gen.Scheduled{At: e.T, Thread: e.Thread,
+			Op: history.Op{Type: history.Invoke, F: e.F, Key: e.Key, Value: e.Value}})
+	}
+	return gen.Schedule(events, gen.ScheduleOptions{AsFastAsPossible: r.AsFastAsPossible})
+}
+
+func (r *Replay) hasNemesis() bool {
+	if r == nil {
+		return false
+	}
+	for i := range r.Events {
+		if r.Events[i].IsNemesis() {
+			return true
+		}
+	}
+	return false
+}
+
+// duration is when the last recorded event was due.
+func (r *Replay) duration() time.Duration {
+	var d time.Duration
+	for _, e := range r.Events {
+		d = max(d, e.T)
+	}
+	return d
+}
+
 // startClient starts the client's run, giving a client of real nodes the
 // pool's node addresses.
 func startClient(c client.Client, seed uint64, pool *control.Pool) (client.Session, error) {
+	if ss, ok := c.(client.ServiceStarter); ok && pool != nil {
+		// The pool's Network knows where each node's service is: its host
+		// and port, or in local mode the proxy of the client's link to it.
+		net := pool.Network()
+		return ss.StartServices(seed, func(node, service string, port int) (string, bool) {
+			a, err := net.DialAddr(control.ClientEndpoint, node, service, port)
+			return a, err == nil
+		})
+	}
 	ns, ok := c.(client.NodeStarter)
 	if !ok || pool == nil {
 		return c.Start(seed)

@@ -112,6 +112,10 @@ func (row checkerCall) render(w workloadUse) (string, string) {
 	switch {
 	case txnFamilies[row.family] && w.model != nil && w.model.txn != "":
 		return fmt.Sprintf(row.call, w.model.txn), ""
+	case row.family == "linearizable" && w.keyed && w.model != nil && (w.model.linear == "register" || w.model.linear == "cas-register"):
+		// Registers under many keys are independent: the kv model checks
+		// each key on its own (a cas-register per key).
+		return fmt.Sprintf(row.call, "kv"), ""
 	case row.family == "linearizable" && w.model != nil && w.model.linear != "":
 		return fmt.Sprintf(row.call, w.model.linear), ""
 	case txnFamilies[row.family]:

@@ -61,6 +61,7 @@ var workloadParams = []workloadParam{
 // workloadUse is what the workload mapping tells the oracle mapping.
 type workloadUse struct {
 	model *workloadModel
+	keyed bool // ops carry keys ("over 8 keys"): registers are checked per key
 }
 
 // workload maps the Workload field: a model from the table (or the §7.M
@@ -87,6 +88,7 @@ func (c *compiler) workload(d *draft, over overrideSet) workloadUse {
 	d.load(m.fn)
 	text := plain(f.Value)
 	var args []string
+	keyed := false
 	expr := ""
 	for _, p := range workloadParams {
 		mm := p.re.FindStringSubmatch(text)
@@ -100,6 +102,7 @@ func (c *compiler) workload(d *draft, over overrideSet) workloadUse {
 		switch p.target {
 		case "keys":
 			args = append(args, p.render(n))
+			keyed = true
 		case "concurrency":
 			if !d.has("concurrency") {
 				d.set("concurrency", p.render(n), cite(FieldWorkload, f.Pos.Line, mm[0]))
@@ -117,7 +120,7 @@ func (c *compiler) workload(d *draft, over overrideSet) workloadUse {
 	}
 	d.record(FieldWorkload, f.Pos.Line, f.Value, call)
 	d.set("workload", call, cite(FieldWorkload, f.Pos.Line, f.Value))
-	return workloadUse{model: m}
+	return workloadUse{model: m, keyed: keyed}
 }
 
 // modelFromPlan finds the model in the Workload text, else in §7.M.

@@ -89,11 +89,11 @@ func failVerdict(e *Evidence) (Verdict, []string) {
 	r := e.Reruns
 	switch {
 	case r.Reproduced > 0:
-		return FailReproducible, []string{why, fmt.Sprintf("reproduced in %d of %d re-runs with the same seed, configuration and fault sequence", r.Reproduced, r.Attempted)}
+		return FailReproducible, append([]string{why, fmt.Sprintf("reproduced in %d of %d re-runs with the same seed, configuration and fault sequence", r.Reproduced, r.Attempted)}, r.Runs...)
 	case r.Attempted == 0:
 		return FailNondeterministic, []string{why, "not re-run: reproduction not shown"}
 	}
-	return FailNondeterministic, []string{why, fmt.Sprintf("not reproduced in %s with the same seed, configuration and fault sequence", plural(r.Attempted, "re-run", "re-runs"))}
+	return FailNondeterministic, append([]string{why, fmt.Sprintf("not reproduced in %s with the same seed, configuration and fault sequence", plural(r.Attempted, "re-run", "re-runs"))}, r.Runs...)
 }
 
 // notProven names every scheduled fault whose landing evidence is missing.

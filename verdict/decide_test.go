@@ -217,7 +217,7 @@ func TestDecideEveryVerdict(t *testing.T) {
 	edits := map[Verdict]func(e *Evidence){
 		PassSmoke:                  func(e *Evidence) { e.Run.Seeds = 1 },
 		PassHardening:              func(*Evidence) {},
-		FailReproducible:           func(e *Evidence) { e.Oracle.Outcome, e.Reruns = Invalid, Reruns{1, 1} },
+		FailReproducible:           func(e *Evidence) { e.Oracle.Outcome, e.Reruns = Invalid, Reruns{Attempted: 1, Reproduced: 1} },
 		FailNondeterministic:       func(e *Evidence) { e.Oracle.Outcome = Invalid },
 		InconclusiveEnv:            func(e *Evidence) { e.MissingCapabilities = []string{"tc"} },
 		InconclusiveOracleTooWeak:  func(e *Evidence) { e.History.TimeoutMarkers = Fact{} },

@@ -157,8 +157,9 @@ func (o *Oracle) ran() bool { return o.Outcome != "" }
 // Reruns records re-runs of a violating run with the same seed, configuration
 // and fault sequence.
 type Reruns struct {
-	Attempted  int `json:"attempted"`
-	Reproduced int `json:"reproduced"`
+	Attempted  int      `json:"attempted"`
+	Reproduced int      `json:"reproduced"`
+	Runs       []string `json:"runs,omitempty"` // each re-run: where it is and what it found
 }
 
 // HistoryQuality says whether the recorded history carries what a checker

@@ -1,5 +1,13 @@
 package verdict
 
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
 // LogAlarmPattern is the case-insensitive extended regular expression a SUT
 // log grep uses for red flag #7 (§3.1: panic, exception, "Internal error"),
 // for greps that run on the nodes (grep -ciE).
@@ -46,4 +54,40 @@ func hasFoldPrefix(b []byte, s string) bool {
 		}
 	}
 	return true
+}
+
+// ScanLogFiles greps every file under dir for LogAlarmPattern (red flag #7),
+// keeping a few matching lines as samples named relative to dir. A dir with
+// no files is not a scan: Scanned stays false, so the audit cannot judge.
+func ScanLogFiles(dir string) (LogScan, error) {
+	var l LogScan
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rel, _ := filepath.Rel(dir, path)
+		l.Files++
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 64*1024), 1024*1024)
+		for n := 1; sc.Scan(); n++ {
+			l.Lines++
+			if _, hit := MatchLogLine(sc.Bytes()); hit {
+				l.Matches++
+				if len(l.Samples) < 3 {
+					l.Samples = append(l.Samples, fmt.Sprintf("%s:%d: %s", rel, n, sc.Text()))
+				}
+			}
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		return l, fmt.Errorf("scan logs: %w", err)
+	}
+	l.Scanned = l.Files > 0
+	return l, nil
 }

@@ -95,6 +95,14 @@ func (l *localNode) path(p string) string {
 	return filepath.Join(l.dir, p)
 }
 
+func (l *localNode) Upload(ctx context.Context, local, remote string) error {
+	return l.localRemote.Upload(ctx, local, l.path(remote))
+}
+
+func (l *localNode) Download(ctx context.Context, remote, local string) error {
+	return l.localRemote.Download(ctx, l.path(remote), local)
+}
+
 func (l *localNode) StartDaemon(ctx context.Context, d Daemon) (int, error) {
 	if d.Sudo {
 		return 0, fmt.Errorf("node %s: start daemon: local nodes run without root; sudo is not available", l.node)

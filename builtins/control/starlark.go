@@ -30,12 +30,16 @@ const onNodesSteps = 50_000_000
 //	control.node(name)         one node
 //	control.on_nodes(fn)       fn(node) on every node in parallel -> {name: result}
 //	control.on_nodes(nodes, fn) likewise on the given nodes (values or names)
+//	control.http_get(url, timeout="1s") struct(status, body, error), from the controller
+//	control.sleep(duration)    wait (recipes polling for readiness)
 var Module = &starlarkstruct.Module{
 	Name: "control",
 	Members: starlark.StringDict{
 		"nodes":    starlark.NewBuiltin("control.nodes", nodesBuiltin),
 		"node":     starlark.NewBuiltin("control.node", nodeBuiltin),
 		"on_nodes": starlark.NewBuiltin("control.on_nodes", onNodes),
+		"http_get": starlark.NewBuiltin("control.http_get", httpGet),
+		"sleep":    starlark.NewBuiltin("control.sleep", sleep),
 	},
 }
 

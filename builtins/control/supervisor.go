@@ -144,14 +144,15 @@ func (s *Supervisor) Stop(ctx context.Context, node string, pid int, sig syscall
 	}
 }
 
-// Signal sends sig to node's live daemons whose command line matches re
+// Signal sends sig to node's live daemons whose command line (as started,
+// or as it is now after an exec) matches re
 // and returns their states afterwards, waiting up to 5 s for KILL (gone)
 // and STOP (T) to take effect.
 func (s *Supervisor) Signal(ctx context.Context, node string, re *regexp.Regexp, sig syscall.Signal) (map[int]string, error) {
 	var hit []*supervised
 	s.mu.Lock()
 	for _, p := range s.procs {
-		if p.node == node && p.alive() && re.MatchString(strings.Join(p.argv, " ")) {
+		if p.node == node && p.alive() && (re.MatchString(strings.Join(p.argv, " ")) || re.MatchString(cmdline(p.cmd.Process.Pid))) {
 			hit = append(hit, p)
 		}
 	}
@@ -274,6 +275,15 @@ func procState(pid int) string {
 		return "gone"
 	}
 	return st[:1]
+}
+
+// cmdline is a process's current command line, "" where /proc has none.
+func cmdline(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.ReplaceAll(string(data), "\x00", " "))
 }
 
 func dirOf(p string) string {

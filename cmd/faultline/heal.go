@@ -25,7 +25,7 @@ this is for a controller that was killed mid-fault.`,
       --ssh-key /var/lib/faultline/cluster/id_ed25519 --known-hosts /var/lib/faultline/cluster/known_hosts`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pool, err := nodes.pool()
+			pool, err := nodes.sshPool()
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ type nodeFlags struct {
 	keys       []string
 	knownHosts string
 	acceptNew  bool
+	local      bool // run's --local: nodes on this host, no SSH, no root
 }
 
 func (f *nodeFlags) register(fl *pflag.FlagSet) {
@@ -25,8 +26,40 @@ func (f *nodeFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.acceptNew, "ssh-accept-new", false, "trust and record the host key of a node not yet in known_hosts")
 }
 
-// pool returns the SSH pool for the nodes named, or nil when none were.
-func (f *nodeFlags) pool() (*control.Pool, error) {
+// registerLocal adds --local (run only: heal has nothing to do for local
+// nodes, whose daemons and proxies die with the run that made them).
+func (f *nodeFlags) registerLocal(fl *pflag.FlagSet) {
+	fl.BoolVar(&f.local, "local", false, "run the nodes on this host without SSH or root: --nodes names them (default n1,n2,n3); links go through faultline's proxy mesh")
+}
+
+// pool returns the pool for the nodes named (nil when none were) and the
+// func that releases it.
+func (f *nodeFlags) pool(seed uint64) (*control.Pool, func() error, error) {
+	if f.local {
+		if f.nodesFile != "" {
+			return nil, nil, usageErr("--local nodes are named with --nodes, not --nodes-file")
+		}
+		var names []string
+		if f.nodes != "" {
+			ns, err := control.ParseNodes(f.nodes)
+			if err != nil {
+				return nil, nil, usageErr("%w", err)
+			}
+			for _, n := range ns {
+				names = append(names, n.Name)
+			}
+		}
+		return localPool(names, seed)
+	}
+	p, err := f.sshPool()
+	if p == nil || err != nil {
+		return nil, func() error { return nil }, err
+	}
+	return p, p.Close, nil
+}
+
+// sshPool returns the SSH pool for the nodes named, or nil when none were.
+func (f *nodeFlags) sshPool() (*control.Pool, error) {
 	var nodes []control.Node
 	if f.nodes != "" {
 		ns, err := control.ParseNodes(f.nodes)

@@ -43,6 +43,7 @@ type runFlags struct {
 	yes          bool
 	skip         []string
 	assume       []string
+	reruns       int
 }
 
 func newRunCmd() *cobra.Command {
@@ -93,7 +94,9 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.BoolVar(&f.yes, "yes", false, "for a plan: ask no questions; verify capabilities by probing only")
 	fl.StringArrayVar(&f.skip, "skip", nil, "for a plan: a capability or scenario id to skip (repeatable)")
 	fl.StringArrayVar(&f.assume, "assume", nil, "for a plan: CAPABILITY=present|absent, trusted without probing (repeatable)")
+	fl.IntVar(&f.reruns, "reruns", 1, "for a plan: re-run a failed scenario this many times (same seed; a real-time run from its recorded schedule) to tell FAIL-reproducible from FAIL-nondeterministic")
 	f.nodes.register(fl)
+	f.nodes.registerLocal(fl)
 	return cmd
 }
 
@@ -139,13 +142,15 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	pool, err := f.nodes.pool()
+	pool, release, err := f.nodes.pool(f.seed)
 	if err != nil {
 		return err
 	}
-	if pool != nil {
-		defer pool.Close()
-	}
+	defer func() {
+		if err := release(); err != nil {
+			fmt.Fprintf(stderr, "faultline: releasing the nodes: %v\n", err)
+		}
+	}()
 
 	if strings.HasSuffix(strings.ToLower(path), ".md") {
 		return runPlan(ctx, cmd, f, path, pool)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/client"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/plans"
@@ -156,23 +157,64 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 		nodes = len(pool.Nodes())
 	}
 	ev := evidenceFor(p, id, res, nodes)
+	if !sc.Client.Simulated() {
+		// The db recipe saved the nodes' logs before its teardown.
+		if scan, err := verdict.ScanLogFiles(filepath.Join(dir, "logs")); err == nil {
+			ev.Logs = scan
+		}
+		ev.Retries = retriesOf(sc.Client)
+	}
 	if sc.Client.Simulated() {
 		// An in-process system has no log files: its only output is the
 		// errors it returns, which the history holds; grep those.
 		ev.Logs = scanOpErrors(res)
 		ev.Retries = verdict.Retries{Known: true, Evidence: "the in-process client makes exactly one call per op; nothing retries behind the history"}
 	}
-	if res.Check.Valid == check.Invalid && res.Virtual {
-		again, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: dir + "-rerun",
-			CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool})
-		ev.Reruns.Attempted = 1
-		if err == nil && again.Check.Valid == check.Invalid {
-			ev.Reruns.Reproduced = 1
-		}
+	if res.Check.Valid == check.Invalid {
+		ev.Reruns = rerun(ctx, sc, f, sess, id, dir, pool, stderr)
 	}
 	u.decision = verdict.Decide(ev)
 	_ = sess.Event(id, "oracle: "+string(res.Check.Valid), res.Check.Summary, header)
 	_ = sess.Event(id, "verdict: "+string(u.decision.Verdict), firstReason(u.decision), header)
+}
+
+// rerun runs a failed unit again f.reruns times with the same seed: a run
+// in simulated time from the seed alone, a real-time run from its recorded
+// schedule (the same ops on the same threads at the same times, the same
+// faults on the same nodes). Each re-run is a session artifact of its own,
+// cited in the finding.
+func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, id, dir string,
+	pool *control.Pool, stderr io.Writer) verdict.Reruns {
+	var out verdict.Reruns
+	var replay *interp.Replay
+	if _, events, err := interp.ReadSchedule(filepath.Join(dir, interp.ScheduleFile)); err == nil {
+		replay = &interp.Replay{Events: events}
+	} else {
+		fmt.Fprintf(stderr, "faultline: %s: re-run from the seed alone: %v\n", id, err)
+	}
+	for i := 1; i <= f.reruns && ctx.Err() == nil; i++ {
+		name := fmt.Sprintf("%s-rerun%d", strings.ReplaceAll(id, "/", "_"), i)
+		o := interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(name),
+			Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool}
+		if sc.Client.Simulated() && !f.realtime {
+			o.Replay = nil // the seed alone reproduces a simulated run byte for byte
+		} else {
+			o.Replay = replay
+		}
+		_ = sess.Event(id, "re-run", fmt.Sprintf("%d of %d (artifacts/%s)", i, f.reruns, name), report.Header{})
+		again, err := interp.Run(ctx, sc, o)
+		out.Attempted++
+		switch {
+		case err != nil:
+			out.Runs = append(out.Runs, fmt.Sprintf("artifacts/%s: the re-run failed: %v", name, err))
+		case again.Check.Valid == check.Invalid:
+			out.Reproduced++
+			out.Runs = append(out.Runs, fmt.Sprintf("artifacts/%s: invalid again: %s", name, violation(again.Check).Summary))
+		default:
+			out.Runs = append(out.Runs, fmt.Sprintf("artifacts/%s: %s: %s", name, again.Check.Valid, again.Check.Summary))
+		}
+	}
+	return out
 }
 
 // evidenceFor turns what a run measured into the verdict's evidence. Facts
@@ -199,6 +241,7 @@ func evidenceFor(p *plans.Plan, id string, r *interp.Result, nodes int) verdict.
 	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: violation(r.Check).Summary,
 		Consumed: consumed, Dropped: dropped, Keys: keys}
 	e.Faults = faultsOf(r)
+	e.Recovery = recoveryOf(r.Ops, r.Faults, nodes)
 	var model string
 	if s != nil && s.Model != nil {
 		model = s.Model.Model
@@ -263,6 +306,13 @@ func faultsOf(r *interp.Result) []verdict.Fault {
 			f.Client = verdict.Yes(seen)
 		} else {
 			f.Client = verdict.No(seen)
+		}
+		switch {
+		case w.Held == nil:
+		case *w.Held:
+			f.Held = verdict.Yes("still in effect when the hold ended, read back before healing")
+		default:
+			f.Held = verdict.No("gone before the hold ended (reverted or bypassed behind faultline's back)")
 		}
 		if w.End >= 0 && r.Healed != nil {
 			f.Healed = verdict.Yes("healed, and the final heal found no faultline rules left")
@@ -558,4 +608,15 @@ func suitePath(flag, plan, harness string) (string, error) {
 		return "", err
 	}
 	return filepath.Rel(absHarness, abs)
+}
+
+// retriesOf asks the client how it retries; a client that cannot say
+// leaves the audit unable to judge.
+func retriesOf(c client.Client) verdict.Retries {
+	rr, ok := c.(client.RetryReporter)
+	if !ok {
+		return verdict.Retries{}
+	}
+	hidden, how := rr.Retries()
+	return verdict.Retries{Known: true, Hidden: hidden, Evidence: how}
 }
