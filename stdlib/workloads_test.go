@@ -27,7 +27,7 @@ func invocations(t *testing.T, expr string, seed uint64) []history.Op {
 func runWorkload(t *testing.T, expr string, seed uint64) ([]history.Op, error) {
 	t.Helper()
 	src := fmt.Sprintf(`
-load("@stdlib//workloads.star", "list_append", "rw_register", "bank", "set", "counter", "unique_ids")
+load("@stdlib//workloads.star", "list_append", "rw_register", "bank", "set", "counter", "unique_ids", "register", "cas_register")
 scenario(name = "w", client = client.noop(), workload = gen.stagger("1ms", %s), checker = check.stats(),
          concurrency = 4, budgets = {"smoke": budget(duration = "60s", ops = 400)})
 `, expr)
