@@ -2,6 +2,8 @@ package interp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,9 +33,10 @@ type RunOptions struct {
 	Print        io.Writer     // Starlark print() (nil = stderr)
 	Log          func(string)  // engine notes and gen.log messages (nil = dropped)
 	Pool         *control.Pool // the nodes scripts may reach (nil = none)
-	// ScriptSHA256 and SuiteSHA256 identify the script (and the plan's
-	// suite) in the recorded schedule, so a replay can say what it re-ran.
-	ScriptSHA256, SuiteSHA256 string
+	// Script and Suite are the files the scenario came from (the plan's
+	// suite, if any); the recorded schedule names the script and the
+	// digests of both, so a replay can load it and say what it re-ran.
+	Script, Suite string
 	// Replay, when set, drives the run from a recorded schedule instead of
 	// the scenario's workload and nemesis generators.
 	Replay *Replay
@@ -172,7 +175,8 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	defer journal.Close()
 	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
 		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
-		Nodes: nodes, ScriptSHA256: o.ScriptSHA256, SuiteSHA256: o.SuiteSHA256, Started: time.Now().UTC()})
+		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
+		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Started: time.Now().UTC()})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -263,6 +267,31 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	return r, nil
+}
+
+// fileSHA256 is the hex digest of a file, "" when there is none to read.
+func fileSHA256(path string) string {
+	data, err := os.ReadFile(path)
+	if path == "" || err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// localPool says whether the run's nodes are local (--local) ones.
+func localPool(p *control.Pool) bool {
+	return p != nil && len(p.Nodes()) > 0 && p.Nodes()[0].Dir != ""
 }
 
 // replayGenerator drives a run from recorded events: each op on the thread

@@ -33,6 +33,8 @@ type ScheduleHeader struct {
 	Seed         uint64    `json:"seed,string"` // a string, so JSON readers keep all 64 bits
 	Concurrency  int       `json:"concurrency"`
 	Nodes        []string  `json:"nodes"`
+	Script       string    `json:"script,omitempty"` // absolute path of the scenario's script, for replay
+	Local        bool      `json:"local,omitempty"`  // the nodes were local (--local): replay makes them again
 	ScriptSHA256 string    `json:"script_sha256"`
 	SuiteSHA256  string    `json:"suite_sha256"` // empty for a scenario run without a suite
 	Started      time.Time `json:"started"`      // RFC3339

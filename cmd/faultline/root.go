@@ -33,7 +33,7 @@ Exit codes of run and check: 0 valid, 1 anomaly found, 2 unknown,
 		return usageErr("%w (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newVersionCmd(), newCheckCmd(), newRunCmd(), newLintCmd(), newClusterCmd(), newHealCmd())
-	root.AddCommand(newCompileCmd(), newProbeCmd(), newDemoCmd(), newDemoNodeCmd(), newAgentCmd())
+	root.AddCommand(newCompileCmd(), newProbeCmd(), newDemoCmd(), newDemoNodeCmd(), newAgentCmd(), newReplayCmd(), newReduceCmd())
 	return root
 }
 

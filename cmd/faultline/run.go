@@ -44,6 +44,7 @@ type runFlags struct {
 	skip         []string
 	assume       []string
 	reruns       int
+	script       string // the .star file run (set by runScript), recorded for replay
 }
 
 func newRunCmd() *cobra.Command {
@@ -160,6 +161,7 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 	if f.json {
 		print = io.Discard
 	}
+	f.script = path
 	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: libs, Seed: f.seed, Print: print, Pool: pool})
 	if err != nil {
 		return scriptExit(err)
@@ -249,7 +251,7 @@ func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.S
 	}
 	start := time.Now()
 	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(sc.Name),
-		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr, Pool: pool})
+		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr, Pool: pool, Script: f.script})
 	o.ElapsedSecs = time.Since(start).Seconds()
 	if res != nil && len(res.Ops) > 0 {
 		if err := writePlot(sess.ArtifactDir(sc.Name), res); err != nil {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/client"
 	"github.com/faultline/faultline/builtins/control"
@@ -62,6 +65,7 @@ func runPlan(ctx context.Context, cmd interface {
 	if err != nil {
 		return usageErr("run: %w", err)
 	}
+	f.suite = filepath.Join(harness, suite) // for the recorded schedule
 	compiled, cds := plans.Compile(p, plans.CompileOptions{Suite: suite, Source: src})
 	if f.author {
 		wd, err := os.Getwd()
@@ -142,7 +146,7 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 	_ = sess.Event(id, "start", fmt.Sprintf("tier %s, seed %d", f.tier, f.seed), header)
 	dir := sess.ArtifactDir(strings.ReplaceAll(id, "/", "_"))
 	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: dir,
-		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool})
+		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: file, Suite: f.suite})
 	if err != nil {
 		u.decision = notRun(id, "the run failed: "+err.Error())
 		_ = sess.Event(id, "error", err.Error(), header)
@@ -171,7 +175,7 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 		ev.Retries = verdict.Retries{Known: true, Evidence: "the in-process client makes exactly one call per op; nothing retries behind the history"}
 	}
 	if res.Check.Valid == check.Invalid {
-		ev.Reruns = rerun(ctx, sc, f, sess, id, dir, pool, stderr)
+		ev.Reruns = rerun(ctx, sc, f, sess, id, dir, file, pool, stderr)
 	}
 	u.decision = verdict.Decide(ev)
 	_ = sess.Event(id, "oracle: "+string(res.Check.Valid), res.Check.Summary, header)
@@ -183,7 +187,7 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 // schedule (the same ops on the same threads at the same times, the same
 // faults on the same nodes). Each re-run is a session artifact of its own,
 // cited in the finding.
-func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, id, dir string,
+func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, id, dir, file string,
 	pool *control.Pool, stderr io.Writer) verdict.Reruns {
 	var out verdict.Reruns
 	var replay *interp.Replay
@@ -195,7 +199,7 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 	for i := 1; i <= f.reruns && ctx.Err() == nil; i++ {
 		name := fmt.Sprintf("%s-rerun%d", strings.ReplaceAll(id, "/", "_"), i)
 		o := interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(name),
-			Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool}
+			Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: file, Suite: f.suite}
 		if sc.Client.Simulated() && !f.realtime {
 			o.Replay = nil // the seed alone reproduces a simulated run byte for byte
 		} else {
@@ -544,10 +548,22 @@ func unitRow(units []*planUnit, d verdict.Decision, agg bool) report.Unit {
 }
 
 func printPlanSummary(w io.Writer, units []*planUnit, dir string, sv verdict.SessionVerdict, headline string) {
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("scenario", "verdict", "why")
 	for _, u := range units {
-		fmt.Fprintf(w, "%-12s %-30s %s\n", u.compiled.ID, u.decision.Verdict, firstReason(u.decision))
+		_ = t.Append(u.compiled.ID, string(u.decision.Verdict), firstReason(u.decision))
 	}
-	fmt.Fprintf(w, "session: %s — %s\n%s\n", sv, headline, filepath.Join(dir, "findings", "report.md"))
+	if err := t.Render(); err != nil {
+		fmt.Fprintf(w, "(table: %v)\n", err)
+	}
+	fmt.Fprintf(w, "session: %s — %s\nreport: %s\n", sv, headline, filepath.Join(dir, "findings", "report.md"))
+	for _, u := range units {
+		if u.result != nil {
+			// Every executed scenario recorded its schedule.
+			fmt.Fprintf(w, "replay: faultline replay %s\n", dir)
+			break
+		}
+	}
 }
 
 // confidence reads the session verdict against the plan's §7d statement.

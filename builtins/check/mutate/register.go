@@ -19,6 +19,7 @@ type regOp struct {
 type registers struct {
 	tuples    bool                         // values are Jepsen [k v] tuples
 	reads     []regOp                      // ok reads
+	casReads  []regOp                      // ok cas ops, as reads of their from value (for shrinking)
 	writers   map[string][]regOp           // ok writes and cas per key, by completion position
 	producers map[string]map[string]int    // per key: how many ops of any outcome write each value
 	sources   map[string]map[string][]call // per key and value: the ops, not failed, that write it
@@ -85,6 +86,9 @@ func splitRegisters(v *view) *registers {
 				}
 				r.values.see(pair[0])
 				w = pair[1]
+				if v.ok(c) {
+					r.casReads = append(r.casReads, regOp{call: c, key: key, val: pair[0]})
+				}
 			}
 			r.values.see(w)
 			if r.producers[key] == nil {

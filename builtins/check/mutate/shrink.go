@@ -160,7 +160,7 @@ func (s *shrinker) sourced(ids []int) bool {
 	return true
 }
 
-// readSources maps each unit whose ok register read returned a written value
+// readSources maps each unit whose ok register read (or cas) saw a written value
 // to the units that wrote that value, and each read of a key built by kv
 // appends to the appends its value contains (pairs and units share indexes).
 func readSources(h []history.Op, pairs []history.OpPair) (sources, needs map[int][]int) {
@@ -178,7 +178,8 @@ func readSources(h []history.Op, pairs []history.OpPair) (sources, needs map[int
 	for _, a := range r.appended {
 		byKey[a.key] = append(byKey[a.key], a)
 	}
-	for _, rd := range r.reads {
+	// An ok cas read its from value as surely as a read did.
+	for _, rd := range slices.Concat(r.reads, r.casReads) {
 		if absent(rd.val) {
 			continue
 		}

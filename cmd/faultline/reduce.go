@@ -1,0 +1,318 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/check/mutate"
+	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/reduce"
+	"github.com/faultline/faultline/report"
+)
+
+func newReduceCmd() *cobra.Command {
+	var (
+		f       replayFlags
+		maxRuns int
+		runs    int
+	)
+	cmd := &cobra.Command{
+		Use:   "reduce SESSION_DIR [--scenario ID]",
+		Short: "Shrink a failing run to a smaller schedule that still fails, and its history to the ops that show the anomaly",
+		Long: `reduce works on a failed scenario of a session in two steps.
+
+Offline, it shrinks the recorded history to the smallest sub-history on which
+the scenario's checker still fails (the failing keys, then a time window, then
+single ops; for transactional anomalies the transactions in the cycle) and
+writes it as shrunk-history.jsonl.
+
+Then it reduces the recorded schedule by delta debugging: it first tries the
+schedule cut down to the shrunk history's keys and time window, then drops
+halves, quarters, ... and single units (a fault together with the op that
+heals it, or a slice of client ops), replaying each candidate on fresh nodes
+(--runs times; a candidate fails if any run fails) until no single unit can be
+dropped or --max-runs replays are spent. The minimal schedule is written to
+the new session's artifacts/<scenario>/schedule.jsonl, so 'faultline replay'
+runs it; reduce.json records "N events -> k, reproduced r of m runs".`,
+		Example: `  faultline reduce test-sessions/demo-store/20261130T081727Z --scenario S1`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErr("reduce: want exactly one SESSION_DIR (see 'faultline reduce --help')")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return reduceSession(cmd, f, args[0], maxRuns, runs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.scenarios, "scenario", nil, "the scenario to reduce (needed when several failed)")
+	fl.IntVar(&maxRuns, "max-runs", 8, "replays allowed for the schedule reduction, repeats included")
+	fl.IntVar(&runs, "runs", 1, "replays of each candidate; it counts as failing if any fails")
+	fl.StringVar(&f.out, "out", "test-sessions", "session root directory")
+	fl.StringArrayVar(&f.libs, "lib", nil, "load root: NAME=DIR, as given to the original run (repeatable)")
+	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
+	f.nodes.register(fl)
+	f.nodes.registerLocal(fl)
+	return cmd
+}
+
+// reduction is what reduce.json records.
+type reduction struct {
+	ReduceOf       string           `json:"reduce_of"`
+	Scenario       string           `json:"scenario"`
+	ShrunkHistory  string           `json:"shrunk_history,omitempty"`
+	HistoryShrink  string           `json:"history_shrink"`
+	EventsBefore   int              `json:"events_before"`
+	EventsAfter    int              `json:"events_after"`
+	Reproduced     int              `json:"reproduced"`
+	Of             int              `json:"of"`
+	Replays        int              `json:"replays"`
+	OneMinimal     bool             `json:"one_minimal"`
+	Tried          []reduce.Attempt `json:"tried"`
+	Schedule       string           `json:"schedule"`
+	ReplayCommand  string           `json:"replay_command"`
+	FirstCandidate string           `json:"first_candidate"`
+}
+
+func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, runs int) error {
+	stderr, stdout := cmd.ErrOrStderr(), cmd.OutOrStdout()
+	targets, err := replayTargets(session, f.scenarios)
+	if err != nil {
+		return &exitError{code: exitRejected, err: err}
+	}
+	if len(targets) != 1 {
+		return usageErr("reduce: %d scenarios to choose from: name one with --scenario", len(targets))
+	}
+	t := targets[0]
+	if t.orig.Valid != check.Invalid {
+		return &exitError{code: exitRejected, err: fmt.Errorf("reduce: %s did not fail (%s): nothing to reduce", t.id, t.orig.Valid)}
+	}
+	libs, err := interp.ParseLibs(f.libs)
+	if err != nil {
+		return usageErr("reduce: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sess, err := report.NewSession(f.out, "reduce-"+filepath.Base(filepath.Dir(filepath.Clean(session))), time.Now())
+	if err != nil {
+		return err
+	}
+	rec := reduction{ReduceOf: filepath.Join(session, "artifacts", t.id), Scenario: t.header.Scenario, EventsBefore: len(t.events)}
+
+	// Offline: the smallest sub-history the checker still rejects.
+	shrunk, err := shrinkHistory(ctx, t, libs, anomalyClasses(check.Signature(t.orig)), stderr)
+	if err != nil {
+		rec.HistoryShrink = "not shrunk: " + err.Error()
+	} else {
+		rec.HistoryShrink = shrunk.Description
+		rec.ShrunkHistory = filepath.Join(sess.Dir, "shrunk-history.jsonl")
+		if err := writeHistory(rec.ShrunkHistory, shrunk.Ops); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "history: %s\n", shrunk.Description)
+	}
+
+	classes := anomalyClasses(check.Signature(t.orig))
+	tries := 0
+	test := func(ctx context.Context, events []interp.Event) (bool, error) {
+		events = shiftToStart(events)
+		tries++
+		dir := filepath.Join(sess.Dir, "tries", strconv.Itoa(tries))
+		res, err := runRecorded(ctx, t, events, dir, f, libs, stderr)
+		if err != nil {
+			return false, err
+		}
+		fails := sameClass(check.Signature(res.Check), classes)
+		fmt.Fprintf(stderr, "faultline: reduce: try %d: %d events: %s\n", tries, len(events), res.Check.Valid)
+		return fails, nil
+	}
+
+	// The schedule cut to the shrunk history's keys and window is the first
+	// candidate: most of a schedule is usually load on other keys.
+	base := t.events
+	if err == nil {
+		if cut := cutSchedule(t.events, shrunk.Ops); len(cut) < len(base) {
+			rec.FirstCandidate = fmt.Sprintf("%d events on the shrunk history's keys up to its last op", len(cut))
+			if fails, err := test(ctx, cut); err != nil {
+				return err
+			} else if fails {
+				base = cut
+				rec.FirstCandidate += ": still fails"
+			} else {
+				rec.FirstCandidate += ": does not fail; reducing the whole schedule"
+			}
+		}
+	}
+	opts := reduce.Options[interp.Unit]{
+		Test: func(ctx context.Context, c []interp.Unit) (bool, error) { return test(ctx, interp.Flatten(c)) },
+		Keep: func(c []interp.Unit) bool {
+			// A schedule without client ops cannot show an anomaly.
+			return slices.ContainsFunc(c, func(u interp.Unit) bool { return u.Kind == interp.UnitOps })
+		},
+		MaxRuns: maxRuns, Runs: runs,
+	}
+	res, err := reduce.Minimize(ctx, interp.ReductionUnits(base), opts)
+	// Each 1-minimal pass is followed by one over finer units (the kept
+	// spans of client ops cut again), while replays remain.
+	for err == nil && res.OneMinimal && res.Runs < maxRuns {
+		finer := interp.ReductionUnits(interp.Flatten(res.Minimal))
+		if len(finer) <= len(res.Minimal) {
+			break
+		}
+		opts.MaxRuns = maxRuns - res.Runs
+		var next reduce.Result[interp.Unit]
+		next, err = reduce.Minimize(ctx, finer, opts)
+		next.Runs += res.Runs
+		next.Tried = append(res.Tried, next.Tried...)
+		if len(next.Minimal) == 0 {
+			break
+		}
+		res = next
+	}
+	if err != nil && len(res.Minimal) == 0 {
+		return fmt.Errorf("reduce: %w", err)
+	}
+	minimal := interp.Flatten(res.Minimal)
+	rec.EventsAfter, rec.Replays, rec.OneMinimal, rec.Tried = len(minimal), res.Runs, res.OneMinimal, res.Tried
+	for _, a := range res.Tried {
+		if a.Failed && a.Size == len(res.Minimal) {
+			rec.Reproduced, rec.Of = a.Reproduced, a.Of
+		}
+	}
+	rec.Schedule = filepath.Join(sess.ArtifactDir(t.id), interp.ScheduleFile)
+	if err := os.MkdirAll(filepath.Dir(rec.Schedule), 0o755); err != nil {
+		return err
+	}
+	h := t.header
+	h.Started = time.Now().UTC()
+	if err := interp.WriteSchedule(rec.Schedule, h, shiftToStart(minimal)); err != nil {
+		return err
+	}
+	if err := sess.WriteJSON(filepath.Join("artifacts", t.id, "checker.json"), t.orig); err != nil {
+		return err
+	}
+	rec.ReplayCommand = "faultline replay " + sess.Dir
+	if err := sess.WriteJSON("reduce.json", rec); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "schedule: %d events -> %d, reproduced %d of %d runs (%d replays, 1-minimal: %v)\n",
+		rec.EventsBefore, rec.EventsAfter, rec.Reproduced, rec.Of, rec.Replays, rec.OneMinimal)
+	fmt.Fprintf(stdout, "minimal schedule: %s\nreplay: %s\n", rec.Schedule, rec.ReplayCommand)
+	return nil
+}
+
+// shrinkHistory shrinks the recorded history with the scenario's checker.
+func shrinkHistory(ctx context.Context, t recorded, libs map[string]string, classes []string, stderr io.Writer) (mutate.Shrunk, error) {
+	loaded, err := interp.Load(ctx, t.header.Script, interp.LoadOptions{Libs: libs, Seed: t.header.Seed, Print: stderr})
+	if err != nil {
+		return mutate.Shrunk{}, err
+	}
+	i := slices.IndexFunc(loaded.Scenarios, func(s *interp.Scenario) bool { return s.Name == t.header.Scenario })
+	if i < 0 {
+		return mutate.Shrunk{}, fmt.Errorf("%s declares no scenario %q any more", t.header.Script, t.header.Scenario)
+	}
+	file, err := history.ReadFile(filepath.Join(t.dir, "history.jsonl"), history.JSONL)
+	if err != nil {
+		return mutate.Shrunk{}, err
+	}
+	c := classChecker{Checker: loaded.Scenarios[i].Checker, classes: classes}
+	return mutate.Shrink(ctx, c, file.Ops, mutate.ShrinkOptions{})
+}
+
+// classChecker fails a history only when the wrapped checker finds one of
+// the original anomaly classes in it, so shrinking and reduction keep the
+// anomaly being chased and do not wander to another (say, stats calling a
+// history invalid because no cas succeeded in it).
+type classChecker struct {
+	check.Checker
+	classes []string
+}
+
+func (c classChecker) Check(ctx context.Context, h []history.Op, env check.Env) check.Result {
+	r := c.Checker.Check(ctx, h, env)
+	if r.Valid == check.Invalid && !sameClass(check.Signature(r), c.classes) {
+		r.Valid, r.Summary = check.Valid, "not the anomaly being reduced: "+r.Summary
+	}
+	return r
+}
+
+// anomalyClasses drops the keys from signatures: "linearizable key=4" is
+// of class "linearizable".
+func anomalyClasses(sig []string) []string {
+	out := make([]string, 0, len(sig))
+	for _, s := range sig {
+		class, _, _ := strings.Cut(s, " key=")
+		out = append(out, class)
+	}
+	return out
+}
+
+// sameClass says whether a signature shows one of the classes.
+func sameClass(sig, classes []string) bool {
+	return slices.ContainsFunc(anomalyClasses(sig), func(c string) bool { return slices.Contains(classes, c) })
+}
+
+// shiftToStart moves a cut-down schedule earlier so it starts a second
+// into the run rather than where its first kept event was, keeping the
+// gaps between events: a replay lasts until its last event.
+func shiftToStart(events []interp.Event) []interp.Event {
+	if len(events) == 0 || events[0].T <= time.Second {
+		return events
+	}
+	d := events[0].T - time.Second
+	out := slices.Clone(events)
+	for i := range out {
+		out[i].T -= d
+	}
+	return out
+}
+
+// cutSchedule keeps the client events on the keys the shrunk history
+// touches, and every nemesis event, up to the shrunk history's last op.
+func cutSchedule(events []interp.Event, ops []history.Op) []interp.Event {
+	var keys []any
+	var end int64
+	for _, op := range ops {
+		if !op.IsNemesis() && !slices.ContainsFunc(keys, func(k any) bool { return history.Equal(k, op.Key) }) {
+			keys = append(keys, op.Key)
+		}
+		end = max(end, op.Time)
+	}
+	var out []interp.Event
+	for _, e := range events {
+		if int64(e.T) > end {
+			continue
+		}
+		if e.IsNemesis() || e.Phase != "" || slices.ContainsFunc(keys, func(k any) bool { return history.Equal(k, e.Key) }) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// writeHistory writes ops as a JSONL history file.
+func writeHistory(path string, ops []history.Op) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := history.WriteJSONL(f, ops); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
