@@ -22,7 +22,7 @@ func (s Status) open() bool { return s == Failed || s == CannotJudge }
 
 // AuditItem is one box of the report's "Green-but-broken check" (§3, §7.2).
 type AuditItem struct {
-	ID       string `json:"id"` // "RF1".."RF10", "WO1".."WO14"
+	ID       string `json:"id"` // "RF1".."RF10", "WO1".."WO14", "SA1"
 	Title    string `json:"title"`
 	Status   Status `json:"status"`
 	Evidence string `json:"evidence"`
@@ -73,7 +73,7 @@ func (a *auditor) all() []AuditItem {
 	for _, c := range weakOracles {
 		items = append(items, a.run(c))
 	}
-	return items
+	return append(items, a.run(sensitivityCheck))
 }
 
 // check is one audit item's definition.
@@ -151,4 +151,25 @@ func plural(n int, one, many string) string {
 		return fmt.Sprintf("%d %s", n, one)
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// sensitivityCheck is the checker-sensitivity audit, after the weak-oracle
+// items: did the oracle reject histories mutated to be wrong? A failure
+// already decided the verdict (INCONCLUSIVE-oracle-too-weak); the item
+// shows the evidence in the green-but-broken list.
+var sensitivityCheck = check{id: "SA1", title: "Checker rejects wrong histories", judge: (*auditor).sensitive}
+
+func (a *auditor) sensitive() (Status, string) {
+	s := a.e.Sensitivity
+	switch {
+	case !s.Ran && a.e.Oracle.Outcome == Valid:
+		return CannotJudge, "the sensitivity audit did not run"
+	case !s.Ran:
+		return NA, "the oracle did not pass, so there is no green result to audit"
+	case s.Checked == 0:
+		return NA, "no mutation applies: " + orDefault(s.Skipped, "no op shape the audit knows")
+	case len(s.Escaped) > 0:
+		return Failed, fmt.Sprintf("accepted %d of %d mutants: %s", len(s.Escaped), s.Checked, strings.Join(s.Escaped, "; "))
+	}
+	return Pass, fmt.Sprintf("rejected all %d mutants (%s)", s.Checked, strings.Join(s.Kinds, ", "))
 }

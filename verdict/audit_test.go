@@ -7,16 +7,19 @@ import (
 	"time"
 )
 
-// TestAuditOrder pins the report order and titles' presence: RF1..RF10 then
-// WO1..WO14.
+// TestAuditOrder pins the report order and titles' presence: RF1..RF10,
+// WO1..WO14, then SA1.
 func TestAuditOrder(t *testing.T) {
 	items := Audit(hardening())
-	if len(items) != 24 {
-		t.Fatalf("%d items, want 24", len(items))
+	if len(items) != 25 {
+		t.Fatalf("%d items, want 25", len(items))
 	}
 	for i, it := range items {
 		want := fmt.Sprintf("RF%d", i+1)
-		if i >= 10 {
+		switch {
+		case i == 24:
+			want = "SA1"
+		case i >= 10:
 			want = fmt.Sprintf("WO%d", i-9)
 		}
 		if it.ID != want || it.Title == "" || it.Evidence == "" {
@@ -33,6 +36,7 @@ func TestAuditBaseline(t *testing.T) {
 		"RF8": Pass, "RF9": NA, "RF10": Pass,
 		"WO1": Pass, "WO2": Pass, "WO3": Pass, "WO4": NA, "WO5": Pass, "WO6": Pass, "WO7": Pass,
 		"WO8": NA, "WO9": Pass, "WO10": NA, "WO11": Pass, "WO12": NA, "WO13": NA, "WO14": NA,
+		"SA1": Pass,
 	}
 	for _, it := range Audit(hardening()) {
 		if it.Status != want[it.ID] {
@@ -70,6 +74,11 @@ func TestAuditItems(t *testing.T) {
 	}{
 		// RF1 load generated
 		{"RF1", "window series sustains target", hardening, nil, Pass, "lowest of 72 windows 180.0 ops/s ≥ target 150.0"},
+		{"SA1", "every mutant rejected", hardening, nil, Pass, "rejected all 6 mutants (stale-read, phantom-read)"},
+		{"SA1", "a mutant accepted", hardening, func(e *Evidence) { e.Sensitivity.Escaped = []string{"stale-read at op 12"} }, Failed, "accepted 1 of 6 mutants: stale-read at op 12"},
+		{"SA1", "no mutation applies", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{Ran: true, Skipped: "bank transfers"} }, NA, "no mutation applies: bank transfers"},
+		{"SA1", "audit did not run on a pass", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{} }, CannotJudge, "did not run"},
+		{"SA1", "oracle failed", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{}; e.Oracle.Outcome = Invalid }, NA, "oracle did not pass"},
 		{"RF1", "a window below target", hardening, func(e *Evidence) { e.Load.Lowest = 90 }, Failed, "90.0 ops/s < target 150.0"},
 		{"RF1", "no ops", hardening, func(e *Evidence) { e.Run.Ops = 0 }, Failed, "no client ops issued"},
 		{"RF1", "no rate declared", hardening, func(e *Evidence) { e.Load = Load{} }, Pass, "the plan states no rate"},

@@ -54,6 +54,10 @@ func tree(e *Evidence) (Verdict, []string) {
 		return InconclusiveFaultNotProven, notProven(e)
 	}
 	active := len(e.Faults) > 0
+	if s := &e.Sensitivity; e.Oracle.Outcome == Valid && len(s.Escaped) > 0 {
+		return InconclusiveOracleTooWeak, []string{fmt.Sprintf("the checker accepted %d of %d histories mutated to be wrong (green-but-broken: SA1)", len(s.Escaped), s.Checked),
+			"escaped mutant: " + s.Escaped[0]}
+	}
 	if !e.serious() {
 		why := "§7.M not applicable: the Oracle field is the criterion (oracle " + outcomeText(e.Oracle.Outcome) + ")"
 		switch {
@@ -160,7 +164,7 @@ func gate(v Verdict, why []string, a *auditor, items []AuditItem) (Verdict, []st
 	if v == PassHardening && a.met == TierRelease {
 		why = append(why, "release tier met: PASS-hardening with the release annotation")
 	}
-	rf, wo := items[:len(redFlags)], items[len(redFlags):]
+	rf, wo := items[:len(redFlags)], items[len(redFlags):len(redFlags)+len(weakOracles)]
 	if v == PassHardening && a.e.serious() {
 		to, open := PartialModel, []string(nil)
 		for i, it := range wo {

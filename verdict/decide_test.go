@@ -78,6 +78,8 @@ func TestDecideTree(t *testing.T) {
 		}, InconclusiveOracleTooWeak, "surface signals clean: not established"},
 		{"checker undecided", hardening, func(e *Evidence) { e.Oracle.Outcome, e.Oracle.Summary = Unknown, "search budget exhausted" }, InconclusiveOracleTooWeak, "could not decide: search budget exhausted"},
 		{"checker is not the model's", hardening, func(e *Evidence) { e.Oracle.MatchesModel = No("set checker on a register") }, InconclusiveOracleTooWeak, "set checker on a register"},
+		{"checker accepts a wrong history", hardening, func(e *Evidence) { e.Sensitivity.Escaped = []string{"stale-read at op 12: stats on a register"} }, InconclusiveOracleTooWeak, "escaped mutant: stale-read at op 12"},
+		{"sensitivity escape on a smoke run", smoke, func(e *Evidence) { e.Sensitivity.Escaped = []string{"phantom-read at op 3"} }, InconclusiveOracleTooWeak, "accepted 1 of 6 histories mutated"},
 		{"answered ops untimed", hardening, func(e *Evidence) { e.History.Timestamps = No("312 ok ops without time") }, InconclusiveOracleTooWeak, "312 ok ops"},
 		{"timeout markers missing", hardening, func(e *Evidence) { e.History.TimeoutMarkers = Fact{} }, InconclusiveOracleTooWeak, "timeout markers recorded: not established"},
 		{"wall-clock history", hardening, func(e *Evidence) { e.History.Monotonic = No("per-client wall clocks") }, InconclusiveOracleTooWeak, "per-client wall clocks"},
@@ -119,8 +121,8 @@ func TestDecideTree(t *testing.T) {
 			if d.Oracle == "" || d.Landing == "" {
 				t.Errorf("missing evidence: oracle %q, landing %q", d.Oracle, d.Landing)
 			}
-			if len(d.Audits) != len(redFlags)+len(weakOracles) {
-				t.Errorf("%d audit items, want %d", len(d.Audits), len(redFlags)+len(weakOracles))
+			if len(d.Audits) != len(redFlags)+len(weakOracles)+1 {
+				t.Errorf("%d audit items, want %d", len(d.Audits), len(redFlags)+len(weakOracles)+1)
 			}
 		})
 	}

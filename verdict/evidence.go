@@ -49,6 +49,9 @@ type Evidence struct {
 	Recovery Recovery `json:"recovery"`
 	Baseline Baseline `json:"baseline"`
 	Retries  Retries  `json:"retries"`
+	// Sensitivity is the checker-sensitivity audit: the recorded history
+	// mutated in ways the oracle must catch, and what it said of each.
+	Sensitivity Sensitivity `json:"sensitivity"`
 	// Surfaces are the §7.M.S surfaces the boundary oracle covers. For an arm,
 	// list the whole scenario's surfaces: arms exist to cover them, and
 	// AggregateArms catches an arm that did not run.
@@ -201,6 +204,19 @@ type LogScan struct {
 	Lines   int64    `json:"lines"`
 	Matches int      `json:"matches"`
 	Samples []string `json:"samples,omitempty"` // a few matching lines, "file:line: text"
+}
+
+// Sensitivity is what the checker said of histories mutated to be wrong
+// (a stale or never-written read, a lost acknowledged write, swapped or
+// duplicated effects). A checker that accepts one cannot tell pass from
+// fail on this workload.
+type Sensitivity struct {
+	Ran     bool     `json:"ran"`
+	Checked int      `json:"checked"` // mutants the checker decided on
+	Caught  int      `json:"caught"`  // rejected, as it must
+	Escaped []string `json:"escaped,omitempty"`
+	Kinds   []string `json:"kinds,omitempty"`
+	Skipped string   `json:"skipped,omitempty"` // why no mutant was checked
 }
 
 // Recovery measures whether the system came back to nominal after the last

@@ -58,6 +58,7 @@ func hardening() Evidence {
 		Logs:     LogScan{Scanned: true, Files: 5, Lines: 90_000},
 		Recovery: Recovery{Measured: true, Baseline: 200, After: 195, NodesUp: 5, Nodes: 5},
 		Retries:  Retries{Known: true, Evidence: "built-in http client never retries"},
+		Sensitivity: Sensitivity{Ran: true, Checked: 6, Caught: 6, Kinds: []string{"stale-read", "phantom-read"}},
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/check/mutate"
 	"github.com/faultline/faultline/builtins/client"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/interp"
@@ -174,6 +175,10 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 		ev.Logs = scanOpErrors(res)
 		ev.Retries = verdict.Retries{Known: true, Evidence: "the in-process client makes exactly one call per op; nothing retries behind the history"}
 	}
+	if res.Check.Valid == check.Valid {
+		ev.Sensitivity = sensitivity(ctx, sc.Checker, res, f.seed)
+		_ = sess.Event(id, "sensitivity audit", fmt.Sprintf("%d mutants checked, %d caught, %d escaped", ev.Sensitivity.Checked, ev.Sensitivity.Caught, len(ev.Sensitivity.Escaped)), header)
+	}
 	if res.Check.Valid == check.Invalid {
 		ev.Reruns = rerun(ctx, sc, f, sess, id, dir, file, pool, stderr)
 	}
@@ -219,6 +224,39 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 		}
 	}
 	return out
+}
+
+// sensitivity runs the checker-sensitivity audit on a green result: the
+// history mutated in ways the oracle must reject. Mutants wrong only under
+// real-time order are left out unless the oracle promises real-time order.
+func sensitivity(ctx context.Context, c check.Checker, r *interp.Result, seed uint64) verdict.Sensitivity {
+	rep := mutate.Audit(ctx, c, r.Ops, mutate.Options{Seed: seed, SkipRealtime: !realtimeOracle(r.Check)})
+	s := verdict.Sensitivity{Ran: true, Checked: rep.Checked, Caught: rep.Caught, Kinds: rep.Kinds, Skipped: rep.Skipped}
+	for _, m := range rep.Escaped {
+		s.Escaped = append(s.Escaped, m.Kind+": "+m.Description)
+	}
+	return s
+}
+
+// realtimeOracle says whether a checker (or a child of compose) promises
+// real-time order: linearizability, or a strict consistency model.
+func realtimeOracle(r check.Result) bool {
+	if r.Checker == "linearizable" {
+		return true
+	}
+	if models, ok := r.Details["consistency_models"].([]string); ok {
+		for _, m := range models {
+			if strings.HasPrefix(m, "strict") || m == "linearizable" {
+				return true
+			}
+		}
+	}
+	for _, c := range r.Children {
+		if realtimeOracle(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // evidenceFor turns what a run measured into the verdict's evidence. Facts

@@ -197,3 +197,35 @@ func hasRow(out, scenario, verdict string) bool {
 	}
 	return false
 }
+
+// A checker that cannot tell pass from fail on its workload (stats alone on
+// a register with stale reads) is caught by the sensitivity audit: the
+// scenario does not pass, the mutant it accepted is cited, and SA1 shows in
+// the green-but-broken list.
+func TestSensitivityAuditCatchesMismatchedChecker(t *testing.T) {
+	out := t.TempDir()
+	plan := filepath.Join("..", "..", "examples", "inprocess", "weak-oracle.md")
+	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out)
+	if code != exitUnknown || !hasRow(stdout, "S1", "INCONCLUSIVE-oracle-too-weak") {
+		t.Fatalf("exit %d, want %d with S1 INCONCLUSIVE-oracle-too-weak\n%s\n%s", code, exitUnknown, stdout, stderr)
+	}
+	finding, err := os.ReadFile(filepath.Join(onlySession(t, filepath.Join(out, "weak-oracle")), "findings", "S1.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"escaped mutant: ", "- [ ] SA1 Checker rejects wrong histories — fail: accepted"} {
+		if !strings.Contains(string(finding), want) {
+			t.Errorf("findings/S1.md lacks %q:\n%s", want, finding)
+		}
+	}
+}
+
+// onlySession returns the one session directory under dir.
+func onlySession(t *testing.T, dir string) string {
+	t.Helper()
+	sessions, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(sessions) != 1 {
+		t.Fatalf("want one session dir under %s, got %v", dir, sessions)
+	}
+	return sessions[0]
+}
