@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/faultline/faultline/verdict"
@@ -38,7 +39,7 @@ var checkerCalls = []checkerCall{
 	{"final-state-invariant", `check.final_state()`},
 	{"fairness", ""},
 	{"slo", ""},
-	{"bounded-recovery", ""},
+	{"bounded-recovery", `check.recovery(within = %s)`},
 	{"prefix-order", ""},
 	{"replay-equivalence", ""},
 	{"mutual-exclusion", ""},
@@ -73,7 +74,7 @@ func (c *compiler) checker(d *draft, w workloadUse, over overrideSet) {
 		if !contains(class.Checkers, row.family) {
 			continue
 		}
-		call, why := row.render(w)
+		call, why := row.render(w, f.Value)
 		if call == "" {
 			unmapped = append(unmapped, row.family+why)
 			continue
@@ -100,9 +101,9 @@ func (c *compiler) checker(d *draft, w workloadUse, over overrideSet) {
 	d.set("checker", expr, comment...)
 }
 
-// render fills the row's argument from the workload; an empty call comes
-// with the reason.
-func (row checkerCall) render(w workloadUse) (string, string) {
+// render fills the row's argument from the workload (or, for a bound, from
+// the oracle text); an empty call comes with the reason.
+func (row checkerCall) render(w workloadUse, oracle string) (string, string) {
 	if row.call == "" {
 		return "", ""
 	}
@@ -110,6 +111,8 @@ func (row checkerCall) render(w workloadUse) (string, string) {
 		return row.call, ""
 	}
 	switch {
+	case row.family == "bounded-recovery":
+		return recoveryArgs(row.call, oracle)
 	case txnFamilies[row.family] && w.model != nil && w.model.txn != "":
 		return fmt.Sprintf(row.call, w.model.txn), ""
 	case row.family == "linearizable" && w.keyed && w.model != nil && (w.model.linear == "register" || w.model.linear == "cas-register"):
@@ -122,6 +125,45 @@ func (row checkerCall) render(w workloadUse) (string, string) {
 		return "", " (needs a list-append or rw-register workload)"
 	}
 	return "", " (needs a register or cas-register workload)"
+}
+
+// placeholder names a row's argument in the vocabulary doc.
+func (row checkerCall) placeholder() string {
+	switch {
+	case row.family == "bounded-recovery":
+		return `"<bound>"` + `[, f = ["write", "cas"]]`
+	case txnFamilies[row.family]:
+		return "<workload>"
+	}
+	return "<model>"
+}
+
+// recoveryBoundRe reads the bound of a bounded-recovery oracle: "within 10 s",
+// "in less than 5s", "under 30 seconds", "< 2 min".
+var recoveryBoundRe = regexp.MustCompile(`(?i)(?:\bwithin|\bunder|\bin less than|<=|≤|<)\s*` + durRe)
+
+// recoveryWritesRe says the oracle measures recovery by writes ("writes
+// resume", "the first acknowledged write"), so only write-like ops count.
+var recoveryWritesRe = regexp.MustCompile(`(?i)\bwrites?\b|\bputs?\b`)
+
+// recoveryArgs fills check.recovery's bound from the oracle text, and judges
+// only write-like ops when the oracle speaks of writes. Every fault-opening
+// nemesis op is measured (the checker's default), so the call does not repeat
+// the scenario's faults.
+func recoveryArgs(call, oracle string) (string, string) {
+	m := recoveryBoundRe.FindStringSubmatch(oracle)
+	if m == nil {
+		return "", ` (no bound: write "within N s")`
+	}
+	d, ok := parseDur(m[1], m[2])
+	if !ok {
+		return "", fmt.Sprintf(" (cannot read the bound %q)", strings.TrimSpace(m[0]))
+	}
+	arg := starQuote(formatDuration(d))
+	if recoveryWritesRe.MatchString(oracle) {
+		arg += `, f = ["write", "cas"]`
+	}
+	return fmt.Sprintf(call, arg), ""
 }
 
 func mappedFamilies() string {

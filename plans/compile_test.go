@@ -194,6 +194,10 @@ func TestCompileChecker(t *testing.T) {
 		{"register", "monotonic reads and read-your-writes", []string{"check.monotonic_reads()", "check.read_your_writes()"}},
 		{"queue", "exactly-once delivery", []string{"check.exactly_once()"}},
 		{"register", "replicas pairwise equal after heal", []string{"check.replicas()"}},
+		{"register", "writes resume within 10 s of each leader kill", []string{`check.recovery(within = "10s", f = ["write", "cas"])`}},
+		{"register", "a new leader is elected within 5s", []string{`check.recovery(within = "5s")`}},
+		{"register", "the cluster fails over in less than 1.5 minutes", []string{`check.recovery(within = "90s")`}},
+		{"register", "service recovers within 500 ms of the heal", []string{`check.recovery(within = "500ms")`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.oracle, func(t *testing.T) {
@@ -324,6 +328,7 @@ func TestCompileUnmapped(t *testing.T) {
 	}{
 		{"workload", unitPlan{workload: "tenants write 500 keys", oracle: "no-lost-ack"}, Error, FieldWorkload, 7, `names no known model`},
 		{"oracle slo", unitPlan{oracle: "p99 latency under 200 ms"}, Error, FieldOracle, 9, "oracle names slo"},
+		{"oracle recovery without a time", unitPlan{oracle: "throughput recovers within 5 % of baseline"}, Error, FieldOracle, 9, `bounded-recovery (no bound: write "within N s")`},
 		{"oracle txn on register", unitPlan{oracle: "serializable"}, Error, FieldOracle, 9, "needs a list-append or rw-register workload"},
 		{"oracle linearizable on bank", unitPlan{workload: "bank", oracle: "linearizable"}, Error, FieldOracle, 9, "needs a register or cas-register workload"},
 		{"budget", unitPlan{smoke: "3 nodes, 1 seed"}, Error, FieldBudgets, 10, "states no duration"},
@@ -357,7 +362,7 @@ func TestCompileTier(t *testing.T) {
 	if strings.Contains(cs[0].Source, `"smoke"`) || !strings.Contains(cs[1].Source, `"release": budget(duration = "2h"`) {
 		t.Errorf("tier filter not applied:\n%s\n%s", cs[0].Source, cs[1].Source)
 	}
-	if !strings.Contains(diagStrings(ds), "etcd-register.md:96: [S1 Budgets] the release budget is not provided") {
+	if !strings.Contains(diagStrings(ds), "etcd-register.md:113: [S1 Budgets] the release budget is not provided") {
 		t.Errorf("missing not-provided error:\n%s", diagStrings(ds))
 	}
 }

@@ -66,7 +66,7 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 		for _, row := range checkerCalls {
 			call := "— (error: write a `checker = ...` block)"
 			if row.call != "" {
-				call = "`" + strings.ReplaceAll(row.call, "%s", "<model>") + "`"
+				call = "`" + strings.ReplaceAll(row.call, "%s", row.placeholder()) + "`"
 			}
 			add(row.family, call)
 		}

@@ -53,11 +53,11 @@ func hardening() Evidence {
 			TierSmoke:     {Nodes: 3, Duration: 2 * time.Minute, Seeds: 1, Ops: 2_000},
 			TierHardening: {Nodes: 5, Duration: 10 * time.Minute, Faults: 2, Seeds: 3, Ops: 20_000},
 		},
-		Run:      Run{Nodes: 5, Topologies: 1, Duration: 12 * time.Minute, Ops: 20_000, Seeds: 3, Repetitions: 3},
-		Load:     Load{Target: 150, Lowest: 180, Windows: 72},
-		Logs:     LogScan{Scanned: true, Files: 5, Lines: 90_000},
-		Recovery: Recovery{Measured: true, Baseline: 200, After: 195, NodesUp: 5, Nodes: 5},
-		Retries:  Retries{Known: true, Evidence: "built-in http client never retries"},
+		Run:         Run{Nodes: 5, Topologies: 1, Duration: 12 * time.Minute, Ops: 20_000, Seeds: 3, Repetitions: 3},
+		Load:        Load{Target: 150, Lowest: 180, Windows: 72},
+		Logs:        LogScan{Scanned: true, Files: 5, Lines: 90_000},
+		Recovery:    Recovery{Measured: true, Baseline: 200, After: 195, NodesUp: 5, Nodes: 5},
+		Retries:     Retries{Known: true, Evidence: "built-in http client never retries"},
 		Sensitivity: Sensitivity{Ran: true, Checked: 6, Caught: 6, Kinds: []string{"stale-read", "phantom-read"}},
 	}
 }

@@ -12,7 +12,9 @@ import (
 // :read whose ok value is the whole set (vector, list or set). The last ok read
 // is the final read; every acknowledged add that completed before it began
 // must be in it (else lost), and it may hold nothing that was never attempted
-// (unexpected). An :info add may or may not have happened: present, it is
+// (unexpected), nor hold any element twice (duplicated: a set has each
+// element once, so a store that returns one twice has applied or reported an
+// add twice). An :info add may or may not have happened: present, it is
 // recovered; absent, it is no fault. With no ok read the verdict is unknown.
 func Set() Checker { return setChecker{} }
 
@@ -41,6 +43,7 @@ type setHistory struct {
 	order    []string           // element keys in first-add order
 	reads    []clientOp         // ok reads in invocation order
 	contents [][]any            // the elements of each ok read
+	dups     [][]any            // per ok read, the elements it holds more than once (each listed once)
 	consumed Consumed
 }
 
@@ -74,6 +77,7 @@ func splitSet(h []history.Op) (*setHistory, error) {
 			}
 			s.reads = append(s.reads, op)
 			s.contents = append(s.contents, els)
+			s.dups = append(s.dups, duplicates(els))
 		default:
 			continue
 		}
@@ -82,6 +86,25 @@ func splitSet(h []history.Op) (*setHistory, error) {
 	}
 	s.consumed.Keys = len(keys)
 	return s, nil
+}
+
+// duplicates lists the elements that occur more than once in els, each once,
+// in reading order; nil when there are none (the common case allocates only
+// the lookup map).
+func duplicates(els []any) []any {
+	if len(els) < 2 {
+		return nil
+	}
+	count := make(map[string]int, len(els))
+	var dups []any
+	for _, e := range els {
+		k := elemKey(e)
+		count[k]++
+		if count[k] == 2 {
+			dups = append(dups, e)
+		}
+	}
+	return dups
 }
 
 // Check implements Checker.
@@ -115,6 +138,7 @@ func (c setChecker) Check(_ context.Context, h []history.Op, _ Env) Result {
 			unexpected = append(unexpected, e)
 		}
 	}
+	dups := s.dups[fi]
 	var ok, lost, recovered, unread []any
 	for _, k := range s.order {
 		a := s.adds[k]
@@ -138,17 +162,20 @@ func (c setChecker) Check(_ context.Context, h []history.Op, _ Env) Result {
 		Details: map[string]any{
 			"attempt_count": len(s.adds), "ok_count": len(ok), "lost_count": len(lost),
 			"unexpected_count": len(unexpected), "recovered_count": len(recovered), "unread_count": len(unread),
-			"lost": lost, "unexpected": unexpected, "recovered": recovered,
+			"duplicated_count": len(dups), "lost": lost, "unexpected": unexpected, "recovered": recovered, "duplicated": dups,
 		},
 	}
-	res.Summary = fmt.Sprintf("%d attempted, %d ok, %d lost, %d unexpected, %d recovered in the final read (op %d)",
-		len(s.adds), len(ok), len(lost), len(unexpected), len(recovered), final.comp.Index)
+	res.Summary = fmt.Sprintf("%d attempted, %d ok, %d lost, %d unexpected, %d duplicated, %d recovered in the final read (op %d)",
+		len(s.adds), len(ok), len(lost), len(unexpected), len(dups), len(recovered), final.comp.Index)
 	var b strings.Builder
 	if len(lost) > 0 {
 		fmt.Fprintf(&b, "Lost: %d acknowledged adds completed before the final read began but are not in it: %s\n", len(lost), sample(lost, 20))
 	}
 	if len(unexpected) > 0 {
 		fmt.Fprintf(&b, "Unexpected: the final read holds %d elements nobody added (or whose add failed): %s\n", len(unexpected), sample(unexpected, 20))
+	}
+	if len(dups) > 0 {
+		fmt.Fprintf(&b, "Duplicated: the final read holds %d elements more than once; a set holds each once: %s\n", len(dups), sample(dups, 20))
 	}
 	if b.Len() > 0 {
 		res.markInvalid()

@@ -68,6 +68,14 @@ func TestSet(t *testing.T) {
 		{"add concurrent with final read is not judged", []string{
 			"0 :invoke :read nil", "1 :invoke :add 1", "1 :ok :add 1", "0 :ok :read []",
 		}, Valid, 2, "Not judged: 1"},
+		{"duplicated element in the final read", []string{
+			"0 :invoke :add 1", "0 :ok :add 1", "1 :invoke :add 2", "1 :ok :add 2",
+			"0 :invoke :read nil", "0 :ok :read [1 2 1 2.0]",
+		}, Invalid, 3, "Duplicated: the final read holds 2 elements more than once"},
+		{"a duplicate in an earlier read is not judged", []string{
+			"0 :invoke :add 1", "0 :ok :add 1", "0 :invoke :read nil", "0 :ok :read [1 1]",
+			"0 :invoke :read nil", "0 :ok :read [1]",
+		}, Valid, 3, "0 duplicated"},
 		{"no set ops", []string{"0 :invoke :write 1", "0 :ok :write 1"}, Unknown, 0, "nothing to check"},
 		{"malformed read", []string{"0 :invoke :read nil", "0 :ok :read 3"}, Unknown, 0, "returns a collection"},
 	})
@@ -95,6 +103,14 @@ func TestSetFull(t *testing.T) {
 		{"unexpected", []string{
 			"0 :invoke :add 1", "0 :ok :add 1", "0 :invoke :read nil", "0 :ok :read [1 9]",
 		}, Invalid, 2, "Unexpected: reads show 1 elements"},
+		{"duplicated element", []string{
+			"0 :invoke :add 1", "0 :ok :add 1", "0 :invoke :read nil", "0 :ok :read [1]",
+			"0 :invoke :read nil", "0 :ok :read [1 1]",
+		}, Invalid, 3, "Duplicated: 1 reads hold an element more than once (first: op 5)"},
+		{"duplicated in an earlier read", []string{
+			"0 :invoke :add 1", "0 :ok :add 1", "0 :invoke :read nil", "0 :ok :read [1 1]",
+			"0 :invoke :read nil", "0 :ok :read [1]",
+		}, Invalid, 3, "Duplicated: 1 reads hold an element more than once (first: op 3)"},
 	})
 	runVerdicts(t, SetFull(SetFullOptions{Linearizable: true}), []verdictCase{
 		{"stale read invalid when linearizable", []string{

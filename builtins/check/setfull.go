@@ -22,9 +22,10 @@ type SetFullOptions struct {
 // point should show it. Judged by the last such read it is stable (present) or
 // lost (absent); with no such read it is never-read. Reads that missed a known
 // element that a later read showed are stale. Elements no add attempted, or
-// whose adds all failed, are unexpected. An :info add that no read shows is
-// never known, so it is never lost. Valid when nothing is lost or unexpected
-// (nor stale, if linearizable); unknown when no element is stable or lost.
+// whose adds all failed, are unexpected; a read that holds an element twice
+// is duplicated. An :info add that no read shows is never known, so it is
+// never lost. Valid when nothing is lost, unexpected or duplicated (nor
+// stale, if linearizable); unknown when no element is stable or lost.
 func SetFull(o SetFullOptions) Checker { return setFull{o: o} }
 
 type setFull struct{ o SetFullOptions }
@@ -67,6 +68,24 @@ func (c setFull) Check(_ context.Context, h []history.Op, _ Env) Result {
 			}
 			if l := seenIn[k]; len(l) == 0 || l[len(l)-1] != i {
 				seenIn[k] = append(l, i)
+			}
+		}
+	}
+	var dups []any // every element some read holds twice, each once
+	dupReads, firstDup := 0, -1
+	dupSeen := map[string]bool{}
+	for i, d := range s.dups {
+		if len(d) == 0 {
+			continue
+		}
+		dupReads++
+		if firstDup < 0 {
+			firstDup = i
+		}
+		for _, e := range d {
+			if k := elemKey(e); !dupSeen[k] {
+				dupSeen[k] = true
+				dups = append(dups, e)
 			}
 		}
 	}
@@ -122,17 +141,22 @@ func (c setFull) Check(_ context.Context, h []history.Op, _ Env) Result {
 		Details: map[string]any{
 			"attempt_count": len(s.adds), "stable_count": len(stable), "lost_count": len(lost),
 			"never_read_count": len(neverRead), "stale_count": len(stale), "stale_reads": staleReads,
-			"unexpected_count": len(unexpected), "lost": lost, "stale": stale, "unexpected": unexpected,
+			"unexpected_count": len(unexpected), "duplicated_count": len(dups), "duplicated_reads": dupReads,
+			"lost": lost, "stale": stale, "unexpected": unexpected, "duplicated": dups,
 		},
 	}
-	res.Summary = fmt.Sprintf("%d attempted, %d stable, %d lost, %d never read, %d stale, %d unexpected",
-		len(s.adds), len(stable), len(lost), len(neverRead), len(stale), len(unexpected))
+	res.Summary = fmt.Sprintf("%d attempted, %d stable, %d lost, %d never read, %d stale, %d unexpected, %d duplicated",
+		len(s.adds), len(stable), len(lost), len(neverRead), len(stale), len(unexpected), len(dups))
 	var b strings.Builder
 	if len(lost) > 0 {
 		fmt.Fprintf(&b, "Lost: %d elements known to exist are missing from the last read after that: %s\n", len(lost), sample(lost, 20))
 	}
 	if len(unexpected) > 0 {
 		fmt.Fprintf(&b, "Unexpected: reads show %d elements nobody added (or whose add failed): %s\n", len(unexpected), sample(unexpected, 20))
+	}
+	if dupReads > 0 {
+		fmt.Fprintf(&b, "Duplicated: %d reads hold an element more than once (first: op %d); a set holds each once: %s\n",
+			dupReads, s.reads[firstDup].comp.Index, sample(dups, 20))
 	}
 	if c.o.Linearizable && len(stale) > 0 {
 		fmt.Fprintf(&b, "Stale: %d reads missed an element already known to exist that a later read showed (elements %s)\n", staleReads, sample(stale, 20))

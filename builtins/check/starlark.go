@@ -25,6 +25,7 @@ import (
 //	check.final_state(predicate, final="dump"), check.replicas(final="dump")
 //	check.slo(p99="20ms", error_rate=0.01, window="10s")     # also p50, p999, min_ops, f
 //	check.fairness(group="tenant", max_p99_ratio=3)          # also min_throughput, max_error_rate, repeat, max_spread, f
+//	check.recovery(within="10s", after=["kill"], f=["write"]) # bounded recovery after each fault
 var Module = &starlarkstruct.Module{
 	Name: "check",
 	Members: starlark.StringDict{
@@ -47,6 +48,7 @@ var Module = &starlarkstruct.Module{
 		"fairness":         starlark.NewBuiltin("check.fairness", starFairness),
 		"final_state":      starlark.NewBuiltin("check.final_state", starFinalState),
 		"replicas":         starlark.NewBuiltin("check.replicas", starReplicas),
+		"recovery":         starlark.NewBuiltin("check.recovery", starRecovery),
 	},
 }
 
@@ -397,4 +399,26 @@ func starReplicas(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, err
 	}
 	return CheckerValue{Replicas(o)}, nil
+}
+
+// starRecovery is check.recovery(within, after=None, f=None).
+func starRecovery(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var within starval.Duration
+	var after, fs *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "within", &within, "after?", &after, "f?", &fs); err != nil {
+		return nil, err
+	}
+	o := RecoveryOptions{Within: time.Duration(within)}
+	var err error
+	if o.After, err = stringList(after); err != nil {
+		return nil, fmt.Errorf("%s: after: %w", b.Name(), err)
+	}
+	if o.F, err = stringList(fs); err != nil {
+		return nil, fmt.Errorf("%s: f: %w", b.Name(), err)
+	}
+	c, err := Recovery(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
 }

@@ -36,6 +36,7 @@ def loops(state):
     return True
 runaway = check.final_state(loops, final = "read")
 rep = check.replicas(final = "snapshot")
+rec = check.recovery(within = "10s", after = ["kill", "start-partition"], f = ["write", "cas"])
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +45,7 @@ rep = check.replicas(final = "snapshot")
 		"s": "set", "sf": "set-full", "c": "counter", "b": "bank", "u": "unique-ids", "q": "queue", "tq": "total-queue",
 		"nla": "no-lost-ack", "mr": "monotonic-reads", "ryw": "read-your-writes",
 		"eo": "exactly-once", "slo": "slo", "fair": "fairness",
-		"fs": "final-state", "runaway": "final-state", "rep": "replicas",
+		"fs": "final-state", "runaway": "final-state", "rep": "replicas", "rec": "recovery",
 	}
 	for global, name := range want {
 		c, err := FromStarlark(g[global])
@@ -64,6 +65,7 @@ rep = check.replicas(final = "snapshot")
 		"fair": `check.fairness(group="tenant", max_p99_ratio=3, max_error_rate=0)`,
 		"fs":   `check.final_state(conserved, final="dump")`,
 		"rep":  `check.replicas(final="snapshot")`,
+		"rec":  `check.recovery(within="10s", after=["kill", "start-partition"], f=["write", "cas"])`,
 	}
 	for global, want := range texts {
 		if got := g[global].String(); got != want {
@@ -116,6 +118,10 @@ func TestStarlarkOracleErrors(t *testing.T) {
 		{`check.final_state()`, "missing argument for predicate"},
 		{`check.final_state(3)`, "want callable"},
 		{`check.replicas(final = 1)`, `for parameter "final": got int, want string`},
+		{`check.recovery()`, "missing argument for within"},
+		{`check.recovery(within = 0)`, "needs a positive bound"},
+		{`check.recovery(within = "10s", after = [1])`, "after: element 0 is a int"},
+		{`check.recovery(within = "10s", f = [None])`, "f: element 0 is a NoneType"},
 	}
 	for _, tt := range tests {
 		_, err := exec(t, tt.src)

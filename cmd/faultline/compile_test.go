@@ -108,8 +108,8 @@ func TestCompileCmdRejects(t *testing.T) {
 		stdout  string // a line the output must hold
 		written bool
 	}{
-		{"unmapped fields", []string{filepath.Join("..", "..", "examples", "plans", "etcd-register.md")}, exitRejected,
-			"etcd-register.md:121: [S2 Workload] workload", true},
+		{"unmapped fields", []string{filepath.Join("..", "..", "examples", "plans", "boundary-arms.md")}, exitRejected,
+			"boundary-arms.md:83: [S1/api Workload] workload", true},
 		{"halt rule", []string{filepath.Join("..", "..", "examples", "plans", "vague-oracles.md")}, exitRejected,
 			`oracle "logs look fine" is not machine-checkable`, false},
 		{"missing plan", []string{filepath.Join(dir, "nope.md")}, exitRejected, "", false},
