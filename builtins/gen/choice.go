@@ -40,6 +40,12 @@ func (a *anyGen) Op(ctx *Context) (history.Op, Generator, Status) {
 	if bestI < 0 && !pending {
 		return history.Op{}, nil, Exhausted
 	}
+	if bestI >= 0 && pending && best.Time > ctx.Time && !ctx.AllFree() {
+		// A busy sibling may offer an earlier op once a thread frees: hold
+		// the future op back rather than let it look like the next one
+		// (a time limit would end the run at it, cutting the load short).
+		bestI = -1
+	}
 	if bestI >= 0 {
 		succ.keep(bestI, a.gens[bestI], bestNext)
 	}

@@ -92,3 +92,36 @@ func failTimes(n int) func(*int) func(history.Op) history.Op {
 		}
 	}
 }
+
+// futureOp is one op due at a fixed time of the run, as a nemesis schedule
+// gives (see builtins/nemesis's timeline).
+type futureOp struct{ at int64 }
+
+func (f futureOp) Op(ctx *Context) (history.Op, Generator, Status) {
+	op, _, st := Op(history.Op{Type: history.Invoke, F: "later"}).Op(ctx)
+	if st != Ready {
+		return op, f, st
+	}
+	op.Time = max(op.Time, f.at)
+	return op, nil, Ready
+}
+
+func (f futureOp) Update(*Context, history.Op) Generator { return f }
+
+// A fault scheduled past the time limit must not end the load early: while
+// every client thread is busy, Any holds the future op back instead of
+// offering it as the next op, at which the limit would stop the run.
+func TestAnyHoldsFutureOpWhileThreadsBusy(t *testing.T) {
+	g := TimeLimit(2*time.Second, Any(Clients(Repeat(Op(history.Op{Type: history.Invoke, F: "read"}))),
+		Nemesis(futureOp{at: int64(5 * time.Second)})))
+	ops, _ := virtualRun(t, g, Config{Concurrency: 2, Nemesis: nopNemesis{}})
+	last := ops[len(ops)-1].Time
+	if last < int64(1900*time.Millisecond) {
+		t.Fatalf("the load stopped at %s of a 2s limit", time.Duration(last))
+	}
+	for _, op := range ops {
+		if op.F == "later" {
+			t.Fatalf("the op due past the limit ran: %+v", op)
+		}
+	}
+}
