@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -139,11 +140,21 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 			landed.fail()
 			return nil, err
 		}
-		// CONT is harmless on running processes and lists them with their state.
-		states, err := signalProcesses(ctx, r, "", "CONT", spec.pattern)
-		if err != nil {
-			landed.fail()
-			return nil, err
+		// CONT is harmless on running processes and lists them with their
+		// state. A process just started may not have exec'd into the
+		// command the pattern names yet (a wrapper script), so look again
+		// for a few seconds before calling it not started.
+		var states map[string]any
+		for try := 0; ; try++ {
+			states, err = signalProcesses(ctx, r, "", "CONT", spec.pattern)
+			if err != nil {
+				landed.fail()
+				return nil, err
+			}
+			if len(states) > 0 || try == 50 || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
 		if !processLanded("start", states) {
 			landed.fail()

@@ -15,25 +15,27 @@ import (
 )
 
 // capabilityUses says which host capabilities a compiled scenario relies on,
-// read from the builtins its Starlark calls.
+// read from the builtins its Starlark calls. Network faults need nothing of
+// the host in local mode: faultline's own proxy mesh carries them.
 var capabilityUses = []struct {
-	call string
-	caps []string
+	call    string
+	caps    []string
+	network bool // a network fault: no host capability in local mode
 }{
-	{"nemesis.partition", []string{"iptables", "root"}},
-	{"nemesis.loss", []string{"iptables", "root"}},
-	{"nemesis.bandwidth", []string{"root"}},
-	{"nemesis.delay", []string{"tc-netem", "root"}},
-	{"client.postgres", []string{"postgresql"}},
-	{"etcd", []string{"etcd-server"}},
+	{"nemesis.partition", []string{"iptables", "root"}, true},
+	{"nemesis.loss", []string{"iptables", "root"}, true},
+	{"nemesis.bandwidth", []string{"root"}, true},
+	{"nemesis.delay", []string{"tc-netem", "root"}, true},
+	{"client.postgres", []string{"postgresql"}, false},
+	{"etcd", []string{"etcd-server"}, false},
 }
 
 // scenarioUses maps each compiled unit to the capabilities it uses.
-func scenarioUses(compiled []plans.CompiledScenario) map[string][]string {
+func scenarioUses(compiled []plans.CompiledScenario, local bool) map[string][]string {
 	uses := map[string][]string{}
 	for _, c := range compiled {
 		for _, u := range capabilityUses {
-			if strings.Contains(c.Source, u.call) {
+			if strings.Contains(c.Source, u.call) && !(local && u.network) {
 				uses[c.ID] = append(uses[c.ID], u.caps...)
 			}
 		}
@@ -74,7 +76,7 @@ func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.Compi
 	if err != nil {
 		return probe.Matrix{}, err
 	}
-	reqs := probe.Requirements(p, scenarioUses(compiled))
+	reqs := probe.Requirements(p, scenarioUses(compiled, f.nodes.local))
 	if !f.yes && !f.json && isTerminal(os.Stdin) && isTerminal(stderr) {
 		said, err := probe.Ask(os.Stdin, stderr, reqs)
 		if err != nil {
@@ -89,6 +91,7 @@ func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.Compi
 
 func newProbeCmd() *cobra.Command {
 	var assume, skip []string
+	var local bool
 	cmd := &cobra.Command{
 		Use:   "probe PLAN.md",
 		Short: "Show the environment capability matrix a plan needs (installs nothing)",
@@ -120,7 +123,7 @@ INCONCLUSIVE-env. Exit 2 when something needed is missing.`,
 			if err != nil {
 				return err
 			}
-			m := probe.Check(cmd.Context(), probe.Requirements(p, scenarioUses(compiled)), opts)
+			m := probe.Check(cmd.Context(), probe.Requirements(p, scenarioUses(compiled, local)), opts)
 			fmt.Fprint(cmd.OutOrStdout(), m.Markdown())
 			for _, c := range compiled {
 				if r := m.Reason(c.ID); r != "" {
@@ -136,6 +139,7 @@ INCONCLUSIVE-env. Exit 2 when something needed is missing.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&assume, "assume", nil, "CAPABILITY=present|absent: trust the operator, do not probe (repeatable)")
+	cmd.Flags().BoolVar(&local, "local", false, "the plan will run with --local: network faults go through faultline's proxy mesh and need no host capability")
 	cmd.Flags().StringArrayVar(&skip, "skip", nil, "a capability or scenario id to skip (repeatable)")
 	return cmd
 }

@@ -438,7 +438,7 @@ func matchesModel(model string, res check.Result) (verdict.Fact, []verdict.Oracl
 	var kinds []verdict.OracleKind
 	for _, c := range ran {
 		switch c {
-		case "linearizable", "transactional", "monotonic-reads", "read-your-writes":
+		case "linearizable", "transactional", "monotonic-reads", "read-your-writes", "recovery":
 			kinds = append(kinds, verdict.KindHistory)
 		case "no-lost-ack":
 			kinds = append(kinds, verdict.KindNoLostAck)

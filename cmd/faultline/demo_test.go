@@ -1,0 +1,279 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The demo is faultline's first impression: it must work as a user without
+// root, find nothing wrong with the correct store (every fault landed),
+// find and reproduce the stale-reads bug, replay and reduce that failure,
+// and leave no process behind however it ends. These tests run the real
+// thing: a 3-node raft cluster of this binary on this host.
+func TestDemo(t *testing.T) {
+	d := newDemoRunner(t)
+
+	t.Run("clean store passes with every fault landed", func(t *testing.T) {
+		code, stdout, stderr := d.run(t, "demo", "--out", d.out("clean"), "--seed", "7")
+		if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") || !strings.Contains(stdout, "session: DONE") {
+			t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{"report: ", "replay: faultline replay "} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("demo output lacks %q:\n%s", want, stdout)
+			}
+		}
+		dir := onlySession(t, filepath.Join(d.out("clean"), "demo-store"))
+		mustContain(t, filepath.Join(dir, "findings", "report.md"), "**DONE**", "| S1 |", "PASS-smoke")
+		mustContain(t, filepath.Join(dir, "findings", "S1.md"), "every fault landed",
+			"[x] RF3 Fault injected", "[x] RF4 No silent no-op", "[x] RF8 Recovery completed", "[x] SA1 Checker rejects wrong histories")
+		landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
+		for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
+			if landed[f] != "landed" {
+				t.Errorf("%s: %q, want landed (read back from the mesh or the process table)", f, landed[f])
+			}
+		}
+		d.noNodesLeft(t)
+	})
+
+	var failed string
+	t.Run("stale-reads bug is found and reproduced", func(t *testing.T) {
+		code, stdout, stderr := d.run(t, "demo", "--bug", "stale-reads", "--out", d.out("bug"), "--seed", "7")
+		if code != exitFail || !hasRow(stdout, "S1", "FAIL-reproducible") {
+			t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
+		}
+		failed = onlySession(t, filepath.Join(d.out("bug"), "demo-store"))
+		mustContain(t, filepath.Join(failed, "findings", "S1.md"), "not linearizable", "reproduced in 1 of 1 re-runs",
+			"artifacts/S1-rerun1: invalid again")
+		mustContain(t, filepath.Join(failed, "artifacts", "S1", "checker.txt"), "cannot take effect after the longest linearizable prefix")
+		d.noNodesLeft(t)
+	})
+	if failed == "" {
+		t.Fatal("no failed session to replay")
+	}
+
+	t.Run("replay reproduces the anomaly", func(t *testing.T) {
+		code, stdout, stderr := d.run(t, "replay", failed, "--out", d.out("replay"))
+		if code != exitFail || !strings.Contains(stdout, "S1: reproduced: yes") {
+			t.Fatalf("exit %d, want 1 and the anomaly reproduced\n%s\n%s", code, stdout, stderr)
+		}
+		var rep struct {
+			ReplayOf  string `json:"replay_of"`
+			Scenarios []struct {
+				Original string `json:"original"`
+				Now      []string
+			} `json:"scenarios"`
+		}
+		readJSON(t, filepath.Join(onlySession(t, filepath.Join(d.out("replay"), "replay-demo-store")), "replay.json"), &rep)
+		if rep.ReplayOf != failed || len(rep.Scenarios) != 1 {
+			t.Errorf("replay.json does not link the original session: %+v", rep)
+		}
+		d.noNodesLeft(t)
+	})
+
+	t.Run("reduce finds a smaller failing schedule", func(t *testing.T) {
+		code, stdout, stderr := d.run(t, "reduce", failed, "--max-runs", "4", "--out", d.out("reduce"))
+		if code != exitOK || !strings.Contains(stdout, "replay: faultline replay ") {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		var rec reduction
+		dir := onlySession(t, filepath.Join(d.out("reduce"), "reduce-demo-store"))
+		readJSON(t, filepath.Join(dir, "reduce.json"), &rec)
+		if rec.EventsAfter >= rec.EventsBefore || rec.Reproduced < 1 {
+			t.Errorf("reduce: %d events -> %d, reproduced %d of %d; want fewer events that still fail", rec.EventsBefore, rec.EventsAfter, rec.Reproduced, rec.Of)
+		}
+		if _, err := os.Stat(rec.Schedule); err != nil {
+			t.Errorf("minimal schedule: %v", err)
+		}
+		if !strings.Contains(rec.HistoryShrink, "ops ->") {
+			t.Errorf("history not shrunk: %s", rec.HistoryShrink)
+		}
+		d.noNodesLeft(t)
+	})
+
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run("interrupted by "+sig.String()+" leaves no process", func(t *testing.T) {
+			cmd := d.cmd("demo", "--out", d.out("interrupted-"+strconv.Itoa(int(sig))), "--seed", "7")
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			deadline := time.Now().Add(60 * time.Second)
+			for len(demoNodes()) < 3 {
+				if time.Now().After(deadline) {
+					t.Fatal("the demo's nodes never started")
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			d.noNodesLeft(t)
+		})
+	}
+}
+
+// demoRunner runs this test binary as faultline, as an unprivileged user
+// when the tests run as root (CI), from a copy every user can execute.
+type demoRunner struct {
+	bin  string
+	root string // world-writable session roots
+	uid  int    // -1: run as ourselves
+}
+
+func newDemoRunner(t *testing.T) *demoRunner {
+	dir, err := os.MkdirTemp("", "faultline-demo-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	d := &demoRunner{bin: filepath.Join(dir, "faultline"), root: filepath.Join(dir, "out"), uid: -1}
+	self, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer self.Close()
+	bin, err := os.OpenFile(d.bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(bin, self); err != nil {
+		t.Fatal(err)
+	}
+	if err := bin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(d.root, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, d.root} {
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Geteuid() == 0 {
+		d.uid = 65534 // nobody: the demo must need no root
+	}
+	return d
+}
+
+func (d *demoRunner) out(name string) string { return filepath.Join(d.root, name) }
+
+func (d *demoRunner) cmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(d.bin, args...)
+	cmd.Env = append(os.Environ(), "FAULTLINE_AS_MAIN=1", "HOME="+d.root)
+	cmd.Dir = d.root
+	if d.uid >= 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(d.uid), Gid: uint32(d.uid)}}
+	}
+	return cmd
+}
+
+func (d *demoRunner) run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := d.cmd(args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// noNodesLeft fails if a demo node outlived the command that started it
+// (waiting a moment for the kernel to deliver parent-death signals).
+func (d *demoRunner) noNodesLeft(t *testing.T) {
+	t.Helper()
+	for i := 0; i < 50 && len(demoNodes()) > 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := demoNodes(); len(left) > 0 {
+		t.Errorf("demo node processes left behind: %v", left)
+	}
+}
+
+// demoNodes lists live processes running a demo store node.
+func demoNodes() []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, []byte("demo-node\x00")) {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+		if err != nil || bytes.Contains(stat, []byte(") Z ")) {
+			continue // gone, or a zombie waiting for its parent
+		}
+		out = append(out, strings.ReplaceAll(string(data), "\x00", " "))
+	}
+	return out
+}
+
+// nemesisOps maps each nemesis completion's f to "landed" or why not.
+func nemesisOps(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		var op struct {
+			Process any    `json:"process"`
+			Type    string `json:"type"`
+			F       string `json:"f"`
+			Landed  *bool  `json:"landed"`
+		}
+		if json.Unmarshal([]byte(line), &op) != nil || op.Process != "nemesis" || op.Type == "invoke" {
+			continue
+		}
+		switch {
+		case op.Type != "ok":
+			out[op.F] = op.Type
+		case op.Landed != nil && *op.Landed:
+			out[op.F] = "landed"
+		default:
+			out[op.F] = "not landed"
+		}
+	}
+	return out
+}
+
+func mustContain(t *testing.T, path string, wants ...string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wants {
+		if !strings.Contains(string(data), w) {
+			t.Errorf("%s lacks %q", path, w)
+		}
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
