@@ -16,6 +16,7 @@ type Unit struct {
 	ID        string           // "S1", "S5/api", or "S5" for an aggregate
 	Decision  verdict.Decision // the verdict with its evidence
 	Artifact  string           // link to the unit's artifacts, relative to the session dir
+	Plot      string           // its latency/throughput plot, relative to the session dir ("" = none)
 	Executed  bool             // the run got as far as the workload
 	Aggregate bool             // the aggregate row of an armed scenario
 	// Downgrade is why an aggregate was capped (§2.4), "" when it was not.
@@ -66,6 +67,11 @@ func RenderFindings(f *Findings) string {
 		name, oracle := f.unitText(u.ID)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(u.ID), cell(name), u.Decision.Verdict,
 			cell(oracle), cell(u.Decision.Oracle), cell(u.Decision.Landing), link(u.Artifact))
+	}
+	for _, u := range f.Units {
+		if u.Plot != "" {
+			fmt.Fprintf(&b, "\n%s\n", plot(u))
+		}
 	}
 
 	b.WriteString("\n## Findings\n\n")
@@ -279,11 +285,17 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// link links a session-relative path from a file in findings/.
 func link(p string) string {
 	if p == "" {
 		return ""
 	}
-	return fmt.Sprintf("[%s](%s)", p, p)
+	return fmt.Sprintf("[%s](../%s)", p, p)
+}
+
+// plot embeds a unit's plot in a file in findings/.
+func plot(u Unit) string {
+	return fmt.Sprintf("![%s: latency and throughput, fault windows shaded](../%s)", u.ID, u.Plot)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -301,6 +313,9 @@ func RenderUnit(u Unit) string {
 	fmt.Fprintf(&b, "\n## Evidence\n\n- **Oracle:** %s\n- **Nemesis landing:** %s\n", oneLine(u.Decision.Oracle), oneLine(u.Decision.Landing))
 	if u.Artifact != "" {
 		fmt.Fprintf(&b, "- **Artifacts:** %s\n", link(u.Artifact))
+	}
+	if u.Plot != "" {
+		fmt.Fprintf(&b, "\n%s\n", plot(u))
 	}
 	b.WriteString("\n## Green-but-broken check\n\n")
 	for _, a := range u.Decision.Audits {

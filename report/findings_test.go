@@ -44,7 +44,7 @@ func TestRenderFindingsGolden(t *testing.T) {
 		finds []Finding
 	}{
 		{"etcd-register.md", []Unit{
-			{ID: "S1", Decision: decision("S1", true, verdict.Invalid), Artifact: "artifacts/S1/", Executed: true},
+			{ID: "S1", Decision: decision("S1", true, verdict.Invalid), Artifact: "artifacts/S1/", Plot: "artifacts/S1/plot.svg", Executed: true},
 			{ID: "S2", Decision: decision("S2", false, ""), Artifact: ""},
 		}, []Finding{{Title: "stale read under partition", Scenario: "S1", Hypothesis: "H1",
 			WhatHappened: "a read returned 3 after 4 was acknowledged", Reproducer: "faultline replay …",

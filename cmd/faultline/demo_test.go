@@ -63,7 +63,7 @@ func TestDemo(t *testing.T) {
 
 	t.Run("replay reproduces the anomaly", func(t *testing.T) {
 		code, stdout, stderr := d.run(t, "replay", failed, "--out", d.out("replay"))
-		if code != exitFail || !strings.Contains(stdout, "S1: reproduced: yes") {
+		if code != exitFail || !strings.Contains(stdout, "S1: reproduced: yes, the same anomaly") {
 			t.Fatalf("exit %d, want 1 and the anomaly reproduced\n%s\n%s", code, stdout, stderr)
 		}
 		var rep struct {

@@ -41,7 +41,7 @@ the same operations on the same client threads at the same times (or, with
 --as-fast-as-possible, in the same order per thread), the same faults on the
 same nodes, with the same seed. It writes a new session linked to the
 original and says whether the original anomaly reproduced: the same anomaly
-on the same keys, a different anomaly, or none.
+on the same keys, the same anomaly on other keys, a different anomaly, or none.
 
 Without --scenario it replays the scenarios whose check failed (or every
 scenario, if none failed). Local runs (--local, faultline demo) get fresh
@@ -160,7 +160,9 @@ func replayOne(ctx context.Context, t recorded, f replayFlags, libs map[string]s
 	case len(o.Was) == 0:
 		o.Reproduced = "a new anomaly (the original run found none)"
 	case slices.ContainsFunc(o.Now, func(s string) bool { return slices.Contains(o.Was, s) }):
-		o.Reproduced = "yes, the same anomaly"
+		o.Reproduced = "yes, the same anomaly on the same keys"
+	case sameClass(o.Now, anomalyClasses(o.Was)):
+		o.Reproduced = "yes, the same anomaly on other keys"
 	default:
 		o.Reproduced = "yes, a different anomaly"
 	}

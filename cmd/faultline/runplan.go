@@ -515,7 +515,9 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 		if u.decision.Verdict.IsFail() && u.result != nil {
 			fd.Findings = append(fd.Findings, report.Finding{
 				Title: violation(u.result.Check).Summary, Scenario: u.compiled.ID, Hypothesis: closes(p, u.compiled.ID), WhatHappened: violation(u.result.Check).Explanation,
-				Reproducer:     fmt.Sprintf("faultline run %s --scenario %s --seed %d --tier %s", path, u.compiled.ID, f.seed, f.tier),
+				Reproducer: fmt.Sprintf("faultline replay %s --scenario %s (the recorded schedule); from the seed alone: faultline run %s --scenario %s --seed %d --tier %s%s",
+					sess.Dir, strings.ReplaceAll(u.compiled.ID, "/", "_"), path, u.compiled.ID, f.seed, f.tier, nodesFlag(f.nodes)),
+				Reduction:      fmt.Sprintf("not reduced in this session; faultline reduce %s --scenario %s shrinks the history and the schedule", sess.Dir, strings.ReplaceAll(u.compiled.ID, "/", "_")),
 				Classification: string(u.decision.Verdict),
 				Evidence:       filepath.Join("artifacts", strings.ReplaceAll(u.compiled.ID, "/", "_"), "checker.txt"),
 			})
@@ -574,6 +576,9 @@ func unitRow(units []*planUnit, d verdict.Decision, agg bool) report.Unit {
 		if u.compiled.ID == d.Scenario && u.executed {
 			row.Executed = true
 			row.Artifact = filepath.Join("artifacts", strings.ReplaceAll(d.Scenario, "/", "_")) + "/"
+			if u.result != nil && len(u.result.Ops) > 0 {
+				row.Plot = row.Artifact + "plot.svg"
+			}
 		}
 	}
 	if agg {
@@ -662,6 +667,19 @@ func suitePath(flag, plan, harness string) (string, error) {
 		return "", err
 	}
 	return filepath.Rel(absHarness, abs)
+}
+
+// nodesFlag repeats how the run reached its nodes, for a reproduce command.
+func nodesFlag(n nodeFlags) string {
+	switch {
+	case n.local:
+		return " --local --nodes " + n.nodes
+	case n.nodesFile != "":
+		return " --nodes-file " + n.nodesFile
+	case n.nodes != "":
+		return " --nodes " + n.nodes
+	}
+	return ""
 }
 
 // retriesOf asks the client how it retries; a client that cannot say
