@@ -62,11 +62,7 @@ runs it; reduce.json records "N events -> k, reproduced r of m runs".`,
 	fl.StringArrayVar(&f.scenarios, "scenario", nil, "the scenario to reduce (needed when several failed)")
 	fl.IntVar(&maxRuns, "max-runs", 8, "replays allowed for the schedule reduction, repeats included")
 	fl.IntVar(&runs, "runs", 1, "replays of each candidate; it counts as failing if any fails")
-	fl.StringVar(&f.out, "out", "test-sessions", "session root directory")
-	fl.StringArrayVar(&f.libs, "lib", nil, "load root: NAME=DIR, as given to the original run (repeatable)")
-	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
-	f.nodes.register(fl)
-	f.nodes.registerLocal(fl)
+	f.register(fl)
 	return cmd
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/interp"
@@ -63,12 +64,18 @@ when its check could not decide, 3 when the session cannot be replayed.`,
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.scenarios, "scenario", nil, "replay only this scenario (repeatable)")
 	fl.BoolVar(&f.fast, "as-fast-as-possible", false, "ignore recorded times; keep each thread's order")
+	f.register(fl)
+	return cmd
+}
+
+// register adds the flags replay and reduce share: where sessions go, load
+// roots, the checker's bound, and the nodes to run on.
+func (f *replayFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.out, "out", "test-sessions", "session root directory")
 	fl.StringArrayVar(&f.libs, "lib", nil, "load root: NAME=DIR, as given to the original run (repeatable)")
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
 	f.nodes.register(fl)
 	f.nodes.registerLocal(fl)
-	return cmd
 }
 
 // recorded is one scenario run of a session that can be replayed.
