@@ -59,6 +59,15 @@ func (c *composite) Check(ctx context.Context, h []history.Op, env Env) Result {
 		verdicts = append(verdicts, fmt.Sprintf("%s %s", r.Checker, r.Valid))
 		if r.Valid != Valid {
 			fmt.Fprintf(&b, "%s (%s): %s\n", r.Checker, r.Valid, r.Summary)
+			// The child's explanation is what a person needs; indented
+			// under its summary so several children stay apart.
+			for _, line := range strings.Split(strings.TrimRight(r.Explanation, "\n"), "\n") {
+				if line == "" {
+					b.WriteString("\n")
+					continue
+				}
+				b.WriteString("    " + line + "\n")
+			}
 		}
 	}
 	if res.Valid == Valid && res.Consumed.Ops == 0 {

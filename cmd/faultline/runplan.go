@@ -599,6 +599,13 @@ func printPlanSummary(w io.Writer, units []*planUnit, dir string, sv verdict.Ses
 	if err := t.Render(); err != nil {
 		fmt.Fprintf(w, "(table: %v)\n", err)
 	}
+	for _, u := range units {
+		if u.decision.Verdict.IsFail() && u.result != nil {
+			v := violation(u.result.Check)
+			fmt.Fprintf(w, "\n%s: %s\n", u.compiled.ID, v.Summary)
+			printIndented(w, v.Explanation)
+		}
+	}
 	fmt.Fprintf(w, "session: %s — %s\nreport: %s\n", sv, headline, filepath.Join(dir, "findings", "report.md"))
 	for _, u := range units {
 		if u.result != nil {
