@@ -233,7 +233,7 @@ func TestEtcdLinearizableUnderFaults(t *testing.T) {
         gen.sleep("1s"),
         {"f": "start-partition", "value": "primaries"}, gen.sleep("2s"), {"f": "stop-partition"},
     ]`
-	r, out := runEtcd(t, pool, etcdSrc("False", "20s", nem))
+	r, out := runEtcd(t, pool, etcdSrc("False", "30s", nem))
 	logNemesis(t, r)
 	t.Logf("summary %+v; landing %+v; %s", r.Summary, r.Landing, r.Check.Summary)
 	if r.Check.Valid != check.Valid {

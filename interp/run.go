@@ -124,6 +124,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: workload: %w", s.Name, err)
 	}
+	final, err := s.finalGenerator()
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
@@ -165,6 +169,11 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		if s.Nemesis != nil {
 			g = gen.Then(g, gen.Nemesis(s.Nemesis.Final()))
 		}
+		// The final phase (scenario final=): client ops on the healed, quiet
+		// system, after every workload op and the heal have completed.
+		if final != nil {
+			g = gen.Then(g, gen.TimeLimit(s.FinalTimeout, gen.Clients(final)))
+		}
 	}
 
 	r.HistoryPath = filepath.Join(o.Dir, "history.jsonl")
@@ -195,6 +204,8 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		limit := b.Duration
 		if o.Replay != nil {
 			limit = o.Replay.duration()
+		} else if final != nil {
+			limit += s.FinalTimeout + s.OpTimeout // the final phase's own bound
 		}
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit+s.OpTimeout+10*time.Second,
 			errors.New("budget exhausted"))
@@ -382,7 +393,8 @@ func Validate(s *Scenario, tier string) error {
 	if _, err := gen.FromStarlark(s.Workload); err != nil {
 		return fmt.Errorf("workload: %w", err)
 	}
-	return nil
+	_, err := s.finalGenerator()
+	return err
 }
 
 // writeCheck saves the checker's result as checker.json and, when there is

@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/client"
+	"github.com/faultline/faultline/builtins/gen"
 	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/builtins/starval"
 )
@@ -55,7 +56,17 @@ type Scenario struct {
 	// DB sets the system under test up and tears it down on the nodes
 	// (nil = the system is managed outside faultline).
 	DB *DB
+	// Final is a generator of client ops run once the workload's time is
+	// up and the nemesis's final heal is done, before teardown and the
+	// checker: a final read of the healed, quiet system, such as the dump
+	// check.no_lost_ack judges (nil = none). FinalTimeout bounds it, so a
+	// dead cluster cannot hang the run.
+	Final        starlark.Value
+	FinalTimeout time.Duration
 }
+
+// defaultFinalTimeout bounds a scenario's final phase when it sets no final_timeout.
+const defaultFinalTimeout = 30 * time.Second
 
 // Budget returns the scenario's budget for tier.
 func (s *Scenario) Budget(tier string) (Budget, error) {
@@ -115,7 +126,9 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		cl, workload, checker       starlark.Value
 		nodes, budgets, falsifies   starlark.Value
 		nem, landing, dbRecipe      starlark.Value
+		final                       starlark.Value
 		opTimeout                                  = starval.Duration(5 * time.Second)
+		finalTimeout                               = starval.Duration(defaultFinalTimeout)
 		conc                        starlark.Value = starlark.MakeInt(5)
 	)
 	timeMode = "auto"
@@ -123,11 +136,18 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"name", &name, "client", &cl, "workload", &workload, "checker", &checker,
 		"concurrency?", &conc, "nodes?", &nodes, "budgets?", &budgets,
 		"op_timeout?", &opTimeout, "falsifies?", &falsifies, "description?", &description,
-		"time?", &timeMode, "nemesis?", &nem, "landing?", &landing, "db?", &dbRecipe); err != nil {
+		"time?", &timeMode, "nemesis?", &nem, "landing?", &landing, "db?", &dbRecipe,
+		"final?", &final, "final_timeout?", &finalTimeout); err != nil {
 		return nil, err
 	}
 	s := &Scenario{Name: name, Pos: thread.CallFrame(1).Pos, Description: description, Workload: workload,
-		OpTimeout: time.Duration(opTimeout), Time: timeMode}
+		OpTimeout: time.Duration(opTimeout), Time: timeMode, FinalTimeout: time.Duration(finalTimeout)}
+	if final != nil && final != starlark.None {
+		s.Final = final
+	}
+	if s.FinalTimeout <= 0 {
+		return nil, fmt.Errorf("scenario %q: final_timeout must be positive", name)
+	}
 	if name == "" || strings.ContainsAny(name, "/\\ \t\n") {
 		return nil, fmt.Errorf("scenario: name %q must be non-empty with no spaces or slashes (it names a directory)", name)
 	}
@@ -253,4 +273,17 @@ func ValidTier(t string) bool {
 		}
 	}
 	return false
+}
+
+// finalGenerator is the scenario's final phase as a generator, nil when it
+// has none.
+func (s *Scenario) finalGenerator() (gen.Generator, error) {
+	if s.Final == nil {
+		return nil, nil
+	}
+	g, err := gen.FromStarlark(s.Final)
+	if err != nil {
+		return nil, fmt.Errorf("final: %w", err)
+	}
+	return g, nil
 }

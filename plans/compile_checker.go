@@ -92,6 +92,7 @@ func (c *compiler) checker(d *draft, w workloadUse, over overrideSet) {
 		c.diag(Error, u, FieldOracle, f.Pos.Line, msg,
 			"name a mapped checker ("+mappedFamilies()+") or add a ```starlark checker = ... block")
 	}
+	c.final(d, w, class.Checkers, f, over)
 	calls = append(calls, "check.stats()")
 	expr := "check.compose([\n    " + strings.Join(calls, ",\n    ") + ",\n])"
 	comment := []string{cite(FieldOracle, f.Pos.Line, f.Value)}

@@ -409,3 +409,49 @@ func BenchmarkCompile(b *testing.B) {
 		Compile(p, o)
 	}
 }
+
+// No-lost-ack on a register workload gets a final dump of every key after
+// the heal; other oracles and workloads get no final phase, and a
+// ```starlark final = ... block replaces it.
+func TestCompileFinal(t *testing.T) {
+	const dump = "final = final_dump(),"
+	const load = `load("@stdlib//workloads.star", "cas_register", "final_dump")`
+	tests := []struct {
+		name string
+		u    unitPlan
+		want bool // final_dump() emitted and loaded
+	}{
+		{"cas-register over keys", unitPlan{workload: "cas-register over 8 keys", oracle: "per-key linearizability plus no-lost-ack"}, true},
+		{"single register", unitPlan{workload: "register", oracle: "no-lost-ack"}, true},
+		{"cas-register", unitPlan{workload: "cas-register", oracle: "no-lost-ack"}, true},
+		{"no no-lost-ack", unitPlan{workload: "cas-register", oracle: "linearizable"}, false},
+		{"not a register", unitPlan{workload: "set workload", oracle: "set-full checker plus no-lost-ack"}, false},
+		{"override", unitPlan{workload: "cas-register", oracle: "no-lost-ack",
+			extra: "\n```starlark\nfinal = gen.once({\"f\": \"dump\", \"value\": [1]})\n```\n"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, ds := compileUnit(t, tt.u)
+			if len(ds) != 0 {
+				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			}
+			got := strings.Contains(c.Source, dump)
+			if got != tt.want || strings.Contains(c.Source, `"final_dump"`) != tt.want {
+				t.Fatalf("final_dump() emitted and loaded = %v, want %v:\n%s", got, tt.want, c.Source)
+			}
+			if !tt.want {
+				return
+			}
+			if strings.Contains(tt.u.workload, "cas-register") {
+				wantIn(t, c, load)
+			}
+			wantIn(t, c, "# Oracle (plan line 9): ", "# no-lost-ack needs the final state")
+			// final comes after the checker and before the budgets.
+			if i, j, k := strings.Index(c.Source, "checker = "), strings.Index(c.Source, dump), strings.Index(c.Source, "budgets = "); i > j || j > k {
+				t.Errorf("final = is out of place:\n%s", c.Source)
+			}
+		})
+	}
+	c, _ := compileUnit(t, tests[len(tests)-1].u)
+	wantIn(t, c, `final = gen.once({"f": "dump", "value": [1]}),`)
+}

@@ -71,6 +71,12 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 			add(row.family, call)
 		}
 	})
+	b.WriteString("\n## Final phase\n\nA checker that judges the final state gets `final = ...`: client ops the run issues once the workload's time is up and the nemesis has healed every fault, before teardown and the checker, bounded by `final_timeout` (default 30 s). It is emitted only for the workload models listed; for others a ```starlark final = ... block must say how to read the final state, or the checker's verdict stays unknown.\n\n")
+	mdTable(&b, []string{"Checker family", "Workload models", "Starlark"}, func(add func(...string)) {
+		for _, row := range finalPhases {
+			add(row.family, strings.Join(row.models, ", "), "`final = "+row.call+"` (a dump of every key the run wrote, retried until it succeeds)")
+		}
+	})
 	b.WriteString("\n## Landing evidence\n\nRead from the §7.M \"Nemesis + landing evidence\" field into `landing = [...]`. Without that field, each fault gets the generic evidence of spec §5.\n\n")
 	mdTable(&b, []string{"Plan phrases", "Starlark"}, func(add func(...string)) {
 		for _, e := range evidenceTerms {

@@ -152,6 +152,20 @@ func TestModels(t *testing.T) {
 		{"kv/append order", "kv", nil, []string{
 			`0 :invoke :append [:x "a"]`, `0 :ok :append [:x "a"]`, `1 :invoke :append [:x "b"]`, `1 :ok :append [:x "b"]`,
 			`2 :invoke :get [:x nil]`, `2 :ok :get [:x "ba"]`}, Invalid},
+		// a final dump (scenario final=) is a read of every key it names
+		{"kv/final dump reads every key", "kv", nil, []string{
+			"0 :invoke :write [:x 1]", "0 :ok :write [:x 1]", "1 :invoke :write [:y 2]", "1 :ok :write [:y 2]",
+			"2 :invoke :dump nil", `2 :ok :dump {"x" 1 "y" 2 "z" nil}`}, Valid},
+		{"kv/final dump misses a write", "kv", nil, []string{
+			"0 :invoke :write [:x 1]", "0 :ok :write [:x 1]", "1 :invoke :write [:y 2]", "1 :ok :write [:y 2]",
+			"2 :invoke :dump nil", `2 :ok :dump {"x" 1 "y" nil}`}, Invalid},
+		{"kv/final dump that failed or timed out says nothing", "kv", nil, []string{
+			"0 :invoke :write [:x 1]", "0 :ok :write [:x 1]",
+			"2 :invoke :dump nil", "2 :fail :dump nil", "2 :invoke :dump nil", "2 :info :dump nil"}, Valid},
+		{"cas/final dump of the unkeyed register", "cas-register", nil, []string{
+			"0 :invoke :write 3", "0 :ok :write 3", "2 :invoke :dump nil", `2 :ok :dump {"nil" 3}`}, Valid},
+		{"cas/final dump reads a stale value", "cas-register", nil, []string{
+			"0 :invoke :write 3", "0 :ok :write 3", "2 :invoke :dump nil", `2 :ok :dump {"nil" nil}`}, Invalid},
 		{"kv/key on a register model", "register", nil, nil, Unknown}, // filled from EDN below
 	}
 	for _, tt := range tests {
@@ -312,4 +326,22 @@ func TestContextEndsSearch(t *testing.T) {
 			t.Fatalf("got %s: %s", res.Valid, res.Summary)
 		}
 	})
+}
+
+// Every dump is accounted for: an ok one is one consumed op however many
+// keys it read, a failed one a dropped failure, an unknown one a dropped
+// read, so consumed + dropped still equals the client ops issued.
+func TestLinearizableAccountsForDumps(t *testing.T) {
+	h := jlog(t, "0 :invoke :write [:x 1]", "0 :ok :write [:x 1]",
+		"2 :invoke :dump nil", "2 :fail :dump nil", "2 :invoke :dump nil", "2 :info :dump nil",
+		"2 :invoke :dump nil", `2 :ok :dump {"x" 1 "y" nil}`)
+	res := run(t, mustLinearizable(t, "kv", nil), h)
+	if res.Valid != Valid {
+		t.Fatalf("got %s: %s", res.Valid, res.Summary)
+	}
+	failed, _ := res.Details["failed_ops_dropped"].(int)
+	unknown, _ := res.Details["unknown_reads_dropped"].(int)
+	if res.Consumed.Ops != 2 || failed != 1 || unknown != 1 || res.Consumed.Keys != 2 {
+		t.Errorf("consumed %+v, failed %d, unknown reads %d; want 2 ops over 2 keys, 1 and 1", res.Consumed, failed, unknown)
+	}
 }

@@ -15,8 +15,9 @@ type NoLostAckOptions struct {
 	Final  string   // the function of the final dump; default "dump"
 }
 
-// DefaultWrites are the functions NoLostAck treats as writes by default.
-var DefaultWrites = []string{"write", "put", "add", "append", "insert", "enqueue"}
+// DefaultWrites are the functions NoLostAck treats as writes by default. A
+// "cas" writes the second element of its [from, to] value.
+var DefaultWrites = []string{"write", "put", "add", "append", "insert", "enqueue", "cas"}
 
 // NoLostAck returns a checker that every acknowledged write survives into the
 // final state. Ops: writes (Options.Writes) with an optional Key and the
@@ -24,7 +25,9 @@ var DefaultWrites = []string{"write", "put", "add", "append", "insert", "enqueue
 // either a map from key to value or a collection of elements. An ok write with
 // a key must be in dump[key]: contained in it when the entry is a collection,
 // equal to it when a scalar, unless another non-failed write to that key may
-// have followed it (it was not over before this one began). An ok write with
+// have followed it (it was not over before this one began); a cas counts as
+// a write of "to" in its [from, to] value, so it both is judged and may
+// overwrite. An ok write with
 // no key must be an element of a collection dump, or of the map's values.
 // Writes that failed or ended :info were never acknowledged and are not
 // judged. With no dump, or no acknowledged write, the verdict is unknown.
@@ -91,6 +94,9 @@ func (c noLostAck) Check(_ context.Context, h []history.Op, _ Env) Result {
 		if !slices.Contains(c.o.Writes, op.inv.F) || op.outcome() == history.Fail {
 			continue
 		}
+		if _, ok := written(op); !ok {
+			continue // a malformed cas wrote nothing judgeable
+		}
 		if op.key() != nil {
 			k := keyString(op.key())
 			byKey[k] = append(byKey[k], op)
@@ -154,9 +160,22 @@ const (
 	presentOverwritten // absent, but a write that may have followed replaced it
 )
 
+// written is the value a write op stores: a cas's "to", any other write's
+// argument. ok is false for a cas whose value is not a [from, to] pair.
+func written(w clientOp) (any, bool) {
+	if w.inv.F != "cas" {
+		return w.inv.Value, true
+	}
+	pair, ok := w.inv.Value.([]any)
+	if !ok || len(pair) != 2 {
+		return nil, false
+	}
+	return pair[1], true
+}
+
 // present judges one acknowledged write w against the final state.
 func present(w clientOp, final any, byKey map[string][]clientOp) presence {
-	v := w.inv.Value
+	v, _ := written(w)
 	if w.key() == nil {
 		if els, ok := elements(final); ok {
 			return yesIf(containsValue(els, v))
@@ -186,7 +205,7 @@ func present(w clientOp, final any, byKey map[string][]clientOp) presence {
 		return presentYes
 	}
 	for _, o := range byKey[k] {
-		if o.inv != w.inv && o.compAt > w.invAt && history.Equal(entry, o.inv.Value) {
+		if ov, _ := written(o); o.inv != w.inv && o.compAt > w.invAt && history.Equal(entry, ov) {
 			return presentOverwritten
 		}
 	}

@@ -2,7 +2,9 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -41,9 +43,40 @@ func (s *spec) prepare(h []history.Op) (*prepared, error) {
 		return nil, fmt.Errorf("pair invocations with completions: %w", err)
 	}
 	p := &prepared{pairs: pairs}
-	ins := make([]input, 0, len(pairs))
-	outs := make([]output, 0, len(pairs))
+	size := len(pairs)
+	for _, pr := range pairs {
+		if h[pr.Invoke].F == finalDumpF && pr.Complete >= 0 {
+			if m, ok := h[pr.Complete].Value.(map[string]any); ok {
+				size += len(m)
+			}
+		}
+	}
+	ins := make([]input, 0, size)
+	outs := make([]output, 0, size)
 	byKey := map[string]int{}
+	// add appends one porcupine op; ins and outs never grow past their
+	// capacity, so the pointers it takes stay valid.
+	add := func(in input, out output, process int, call, ret int64) {
+		ins, outs = append(ins, in), append(outs, out)
+		idx, seen := byKey[in.key]
+		if !seen {
+			idx = len(p.parts)
+			byKey[in.key] = idx
+			p.parts = append(p.parts, partition{key: in.key})
+		}
+		pt := &p.parts[idx]
+		if out.unknown {
+			pt.unknown++
+		}
+		pt.ops = append(pt.ops, porcupine.Operation{
+			ClientId: max(process, 0),
+			Input:    &ins[len(ins)-1],
+			Call:     call,
+			Output:   &outs[len(outs)-1],
+			Return:   ret,
+			Metadata: &ins[len(ins)-1],
+		})
+	}
 	for _, pr := range pairs {
 		inv := &h[pr.Invoke]
 		if inv.IsNemesis() {
@@ -55,6 +88,19 @@ func (s *spec) prepare(h []history.Op) (*prepared, error) {
 		}
 		if comp != nil && comp.Type == history.Fail {
 			p.failed++
+			continue
+		}
+		if inv.F == finalDumpF {
+			reads := s.dumpReads(comp)
+			if len(reads) == 0 {
+				p.infoReads++ // an unknown outcome, or nothing this model reads
+				continue
+			}
+			for _, r := range reads {
+				add(input{kind: opRead, key: r.key, invoke: pr.Invoke}, output{value: r.value, complete: pr.Complete},
+					inv.Process, int64(pr.Invoke), int64(pr.Complete))
+			}
+			p.ok++
 			continue
 		}
 		in, out, err := s.decode(inv, comp)
@@ -73,28 +119,45 @@ func (s *spec) prepare(h []history.Op) (*prepared, error) {
 		} else {
 			p.ok++
 		}
-		ins, outs = append(ins, in), append(outs, out)
-		idx, seen := byKey[in.key]
-		if !seen {
-			idx = len(p.parts)
-			byKey[in.key] = idx
-			p.parts = append(p.parts, partition{key: in.key})
-		}
-		pt := &p.parts[idx]
-		if out.unknown {
-			pt.unknown++
-		}
-		// ins and outs never grow past their capacity, so these pointers stay valid.
-		pt.ops = append(pt.ops, porcupine.Operation{
-			ClientId: max(inv.Process, 0),
-			Input:    &ins[len(ins)-1],
-			Call:     int64(pr.Invoke),
-			Output:   &outs[len(outs)-1],
-			Return:   ret,
-			Metadata: &ins[len(ins)-1],
-		})
+		add(in, out, inv.Process, int64(pr.Invoke), ret)
 	}
 	return p, nil
+}
+
+// finalDumpF is the function of the final-state read (a scenario's final=
+// phase): an ok completion's value is {key: value}, each key read within
+// the op's interval.
+const finalDumpF = "dump"
+
+// dumpRead is one key's value in a final dump.
+type dumpRead struct {
+	key   string
+	value any
+}
+
+// dumpReads turns an ok dump into the reads the model checks: one per key
+// (in key order, so the check is repeatable) for kv, the unkeyed
+// register's entry ("nil") for a single-register model, none for a
+// multi-register model or a dump whose outcome is unknown.
+func (s *spec) dumpReads(comp *history.Op) []dumpRead {
+	if comp == nil || comp.Type != history.OK {
+		return nil
+	}
+	state, _ := comp.Value.(map[string]any)
+	switch s.kind {
+	case kindMulti:
+		return nil
+	case kindKV:
+		reads := make([]dumpRead, 0, len(state))
+		for _, k := range slices.Sorted(maps.Keys(state)) {
+			reads = append(reads, dumpRead{k, normKV(state[k])})
+		}
+		return reads
+	}
+	if v, ok := state[formatValue(nil)]; ok {
+		return []dumpRead{{"", v}}
+	}
+	return nil
 }
 
 // hasEffect reports whether an op can change state; one that cannot and whose

@@ -42,7 +42,7 @@ const (
 // API. Each process talks to the node it is bound to; a non-leader's 503
 // with a leader hint is retried once at the leader, since the refused
 // request had no effect. Ops read, write and cas act on one register per op
-// key, with integer values.
+// key, with integer values; dump (DumpF) reads keys one by one.
 type DemoKV struct {
 	Timeout time.Duration // per-op deadline, retry included
 	Port    int           // the HTTP port on a real node (0: DemoKVPort)
@@ -95,6 +95,7 @@ type demoSession struct {
 	cfg     DemoKV
 	resolve ServiceResolver
 	http    *http.Client
+	written keyLog // keys writes and cas ops named, for a dump of them all
 }
 
 // base returns the URL prefix of node's API.
@@ -152,6 +153,15 @@ const demoMaxResponse = 64 << 10
 
 // Invoke implements Worker.
 func (w *demoWorker) Invoke(ctx context.Context, op history.Op) history.Op {
+	if op.F == DumpF {
+		// Each key is an ordinary read with its own deadline and leader retry.
+		keys, err := dumpKeys(op, w.s.written.written)
+		if err != nil {
+			return failWith(op, err.Error())
+		}
+		return dump(ctx, op, keys, w.Invoke)
+	}
+	w.s.written.note(op)
 	ctx, cancel := context.WithTimeout(ctx, w.s.cfg.Timeout)
 	defer cancel()
 	path := "/kv/" + url.PathEscape(string(etcdKey(op.Key)))
@@ -180,7 +190,7 @@ func (w *demoWorker) Invoke(ctx context.Context, op history.Op) history.Op {
 		w.req = strconv.AppendInt(append(w.req, `{"from":`...), from, 10)
 		w.req = append(strconv.AppendInt(append(w.req, `,"to":`...), to, 10), '}')
 	default:
-		return failWith(op, fmt.Sprintf("demo_kv has no operation %q (want read, write or cas)", op.F))
+		return failWith(op, fmt.Sprintf("demo_kv has no operation %q (want read, write, cas or dump)", op.F))
 	}
 
 	status, reply, err := w.do(ctx, w.base, method, path)

@@ -32,7 +32,8 @@ type NodeStarter interface {
 // Etcd is a real etcd cluster reached through its v3 JSON gateway (HTTP on
 // the client port). Each process talks to the node it is bound to, or to
 // Endpoints[thread % len] when endpoints are given. Ops read, write and cas
-// act on one key per op key, with integer values.
+// act on one key per op key, with integer values; dump (DumpF) reads keys
+// linearizably, even when Serializable is set.
 type Etcd struct {
 	Endpoints []string      // base URLs like "http://10.0.0.1:2379"; nil = the bound node, port 2379
 	Timeout   time.Duration // per-op deadline
@@ -92,6 +93,7 @@ type etcdSession struct {
 	cfg     Etcd
 	resolve HostResolver
 	http    *http.Client
+	written keyLog // keys writes and cas ops named, for a dump of them all
 }
 
 // Open implements Session.
@@ -155,23 +157,23 @@ type (
 
 // Invoke implements Worker.
 func (w *etcdWorker) Invoke(ctx context.Context, op history.Op) history.Op {
+	if op.F == DumpF {
+		// Each read has its own deadline; the dump as a whole is bounded by
+		// the run's op timeout.
+		keys, err := dumpKeys(op, w.s.written.written)
+		if err != nil {
+			return failWith(op, err.Error())
+		}
+		return dump(ctx, op, keys, func(ctx context.Context, r history.Op) history.Op { return w.read(ctx, r, false) })
+	}
+	if op.F == "read" {
+		return w.read(ctx, op, w.s.cfg.Serializable)
+	}
+	w.s.written.note(op)
 	ctx, cancel := context.WithTimeout(ctx, w.s.cfg.Timeout)
 	defer cancel()
 	key := etcdKey(op.Key)
 	switch op.F {
-	case "read":
-		var resp etcdRangeResp
-		if err := w.post(ctx, "/v3/kv/range", etcdRange{Key: key, Serializable: w.s.cfg.Serializable}, &resp); err != nil {
-			return failWith(op, err.Error()) // a read has no effect
-		}
-		if len(resp.Kvs) == 0 {
-			return complete(op, history.OK, nil)
-		}
-		v, err := etcdDecode(resp.Kvs[0].Value)
-		if err != nil {
-			return failWith(op, err.Error())
-		}
-		return complete(op, history.OK, v)
 	case "write":
 		val, err := etcdEncode(op.Value)
 		if err != nil {
@@ -205,7 +207,26 @@ func (w *etcdWorker) Invoke(ctx context.Context, op history.Op) history.Op {
 		}
 		return complete(op, history.OK, op.Value)
 	}
-	return failWith(op, fmt.Sprintf("etcd has no operation %q (want read, write or cas)", op.F))
+	return failWith(op, fmt.Sprintf("etcd has no operation %q (want read, write, cas or dump)", op.F))
+}
+
+// read reads op's key within the per-op deadline; serializable lets the
+// member answer from its local state.
+func (w *etcdWorker) read(ctx context.Context, op history.Op, serializable bool) history.Op {
+	ctx, cancel := context.WithTimeout(ctx, w.s.cfg.Timeout)
+	defer cancel()
+	var resp etcdRangeResp
+	if err := w.post(ctx, "/v3/kv/range", etcdRange{Key: etcdKey(op.Key), Serializable: serializable}, &resp); err != nil {
+		return failWith(op, err.Error()) // a read has no effect
+	}
+	if len(resp.Kvs) == 0 {
+		return complete(op, history.OK, nil)
+	}
+	v, err := etcdDecode(resp.Kvs[0].Value)
+	if err != nil {
+		return failWith(op, err.Error())
+	}
+	return complete(op, history.OK, v)
 }
 
 // indefinite completes a write whose outcome is unknown as info, except

@@ -13,7 +13,8 @@ import (
 )
 
 // Register is the in-process reference system: a set of registers (one per
-// key; ops without a key share one) supporting read, write and cas. With
+// key; ops without a key share one) supporting read, write, cas and dump
+// (DumpF; with no key list, every key ever written). With
 // StaleReads > 0 it models a replica that serves reads without checking it is
 // current: that fraction of reads returns an older version, which a
 // linearizability checker must catch.
@@ -80,6 +81,9 @@ func (w *registerWorker) Close() error { return nil }
 // Invoke implements Worker. The operation takes effect atomically under the
 // store's lock, so without stale reads every history is linearizable.
 func (w *registerWorker) Invoke(ctx context.Context, op history.Op) history.Op {
+	if op.F == DumpF {
+		return w.dump(ctx, op)
+	}
 	key, ok := registerKey(op.Key)
 	if !ok {
 		return failWith(op, fmt.Sprintf("unsupported key type %T", op.Key))
@@ -114,7 +118,38 @@ func (w *registerWorker) Invoke(ctx context.Context, op history.Op) history.Op {
 		reg.vals = append(reg.vals, pair[1])
 		return complete(op, history.OK, op.Value)
 	}
-	return failWith(op, fmt.Sprintf("register has no operation %q (want read, write or cas)", op.F))
+	return failWith(op, fmt.Sprintf("register has no operation %q (want read, write, cas or dump)", op.F))
+}
+
+// dump reads the current value of each key, never a stale one: it is the
+// final linearizable read, whatever StaleReads says about other reads.
+func (w *registerWorker) dump(ctx context.Context, op history.Op) history.Op {
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys, err := dumpKeys(op, s.writtenLocked)
+	if err != nil {
+		return failWith(op, err.Error())
+	}
+	return dump(ctx, op, keys, func(_ context.Context, r history.Op) history.Op {
+		var cur any
+		if reg := s.regs[r.Key]; reg != nil {
+			cur = reg.vals[len(reg.vals)-1]
+		}
+		return complete(r, history.OK, cur)
+	})
+}
+
+// writtenLocked lists the keys some write or cas has set; s.mu is held.
+func (s *registerStore) writtenLocked() []any {
+	var keys []any
+	for k, reg := range s.regs {
+		if len(reg.vals) > 1 {
+			keys = append(keys, k)
+		}
+	}
+	sortKeys(keys)
+	return keys
 }
 
 func (w *registerWorker) cfg() *Register { return &w.s.cfg }
