@@ -53,7 +53,7 @@ func TestDemo(t *testing.T) {
 		}
 		failed = onlySession(t, filepath.Join(d.out("bug"), "demo-store"))
 		mustContain(t, filepath.Join(failed, "findings", "S1.md"), "not linearizable", "reproduced in 1 of 1 re-runs",
-			"artifacts/S1-rerun1: invalid again")
+			"artifacts/S1: the original run: not linearizable", "artifacts/S1-rerun1: invalid again")
 		mustContain(t, filepath.Join(failed, "artifacts", "S1", "checker.txt"), "cannot take effect after the longest linearizable prefix")
 		d.noNodesLeft(t)
 	})

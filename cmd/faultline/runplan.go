@@ -181,6 +181,9 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 	}
 	if res.Check.Valid == check.Invalid {
 		ev.Reruns = rerun(ctx, sc, f, sess, id, dir, file, pool, stderr)
+		// The finding cites both runs: the original first.
+		ev.Reruns.Runs = append([]string{fmt.Sprintf("artifacts/%s: the original run: %s",
+			strings.ReplaceAll(id, "/", "_"), violation(res.Check).Summary)}, ev.Reruns.Runs...)
 	}
 	u.decision = verdict.Decide(ev)
 	_ = sess.Event(id, "oracle: "+string(res.Check.Valid), res.Check.Summary, header)
