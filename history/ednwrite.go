@@ -19,6 +19,19 @@ func WriteEDN(w io.Writer, ops []Op) error {
 	return writeOps(w, ops, "EDN", appendEDNOp)
 }
 
+// KeyText names a key the way checkers, clients and reports agree on:
+// strings and keywords by their text, anything else in EDN notation. Two
+// keys with the same KeyText are the same key.
+func KeyText(k any) string {
+	switch x := k.(type) {
+	case string:
+		return x
+	case Keyword:
+		return string(x)
+	}
+	return FormatEDN(k)
+}
+
 // FormatEDN renders a generic value in EDN, the notation Jepsen users read:
 // nil, 3, "s", :kw, [1 2], #{1}, {:x 0}. Map keys are sorted so the text is
 // deterministic. A value outside the generic model is written as a quoted

@@ -66,7 +66,7 @@ func (c bank) Check(_ context.Context, h []history.Op, _ Env) Result {
 	}
 	want := map[string]bool{}
 	for _, a := range c.o.Accounts {
-		want[keyString(a)] = true
+		want[history.KeyText(a)] = true
 	}
 	total, haveTotal := c.o.Total, c.o.Total != 0
 	consumed, reads, transfers := 0, 0, 0
@@ -150,8 +150,8 @@ func (c bank) checkRead(op clientOp, m map[string]any, want map[string]bool, tot
 		sum += v
 	}
 	for _, a := range c.o.Accounts {
-		if _, ok := m[keyString(a)]; !ok {
-			errs = append(errs, fmt.Sprintf("%s: account %s is missing", at, keyString(a)))
+		if _, ok := m[history.KeyText(a)]; !ok {
+			errs = append(errs, fmt.Sprintf("%s: account %s is missing", at, history.KeyText(a)))
 		}
 	}
 	if !*haveTotal {

@@ -124,17 +124,17 @@ func (c fairness) Check(_ context.Context, h []history.Op, _ Env) Result {
 			last = max(last, op.comp.Time)
 		}
 		all.add(op)
-		gs := groups[keyString(g)]
+		gs := groups[history.KeyText(g)]
 		if gs == nil {
 			gs = &opStats{}
-			groups[keyString(g)] = gs
+			groups[history.KeyText(g)] = gs
 		}
 		gs.add(op)
 		if r, ok := extraField(op, c.o.Repeat); ok && c.o.Repeat != "" {
-			rs := repeats[keyString(r)]
+			rs := repeats[history.KeyText(r)]
 			if rs == nil {
 				rs = &opStats{}
-				repeats[keyString(r)] = rs
+				repeats[history.KeyText(r)] = rs
 			}
 			rs.add(op)
 		}

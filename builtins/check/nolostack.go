@@ -98,7 +98,7 @@ func (c noLostAck) Check(_ context.Context, h []history.Op, _ Env) Result {
 			continue // a malformed cas wrote nothing judgeable
 		}
 		if op.key() != nil {
-			k := keyString(op.key())
+			k := history.KeyText(op.key())
 			byKey[k] = append(byKey[k], op)
 		}
 		if op.outcome() != history.OK {
@@ -148,7 +148,7 @@ func keyPrefix(k any) string {
 	if k == nil {
 		return ""
 	}
-	return keyString(k) + "="
+	return history.KeyText(k) + "="
 }
 
 // presence is whether an acknowledged write shows in the final state.
@@ -193,7 +193,7 @@ func present(w clientOp, final any, byKey map[string][]clientOp) presence {
 	if !ok {
 		return presentNo
 	}
-	k := keyString(w.key())
+	k := history.KeyText(w.key())
 	entry, ok := m[k]
 	if !ok {
 		return presentNo

@@ -146,7 +146,7 @@ type keyCounter map[string]struct{}
 // add notes a key; nil keys are not counted.
 func (k keyCounter) add(key any) {
 	if key != nil {
-		k[keyString(key)] = struct{}{}
+		k[history.KeyText(key)] = struct{}{}
 	}
 }
 

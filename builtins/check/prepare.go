@@ -253,7 +253,7 @@ func (s *spec) unknownF(f string) error {
 // completion is ok, so its value must be a tuple for the same key.
 func kvKey(inv *history.Op, arg, res any, okResult bool) (string, any, any, error) {
 	if inv.Key != nil {
-		return keyString(inv.Key), arg, res, nil
+		return history.KeyText(inv.Key), arg, res, nil
 	}
 	t, ok := arg.([]any)
 	if !ok || len(t) != 2 {
@@ -267,7 +267,7 @@ func kvKey(inv *history.Op, arg, res any, okResult bool) (string, any, any, erro
 	default:
 		res = nil // an info completion's value (e.g. :timed-out) says nothing
 	}
-	return keyString(t[0]), t[1], res, nil
+	return history.KeyText(t[0]), t[1], res, nil
 }
 
 // normKV makes the empty string and nil one value in kv: stores return "" for
@@ -298,7 +298,7 @@ func decodeTxn(v any) ([]mop, error) {
 		if !ok || len(m) < 2 || len(m) > 3 {
 			return nil, fmt.Errorf("txn micro-op %d must be [f k v], got %s", i, formatValue(e))
 		}
-		f := keyString(m[0])
+		f := history.KeyText(m[0])
 		switch f {
 		case "read", "r":
 		case "write", "w":
@@ -309,7 +309,7 @@ func decodeTxn(v any) ([]mop, error) {
 		if m[1] == nil {
 			return nil, fmt.Errorf("txn micro-op %d has no key", i)
 		}
-		txn[i].key = keyString(m[1])
+		txn[i].key = history.KeyText(m[1])
 		if len(m) == 3 {
 			txn[i].value = m[2]
 		}

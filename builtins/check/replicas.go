@@ -43,7 +43,7 @@ func nodeOf(op clientOp) (string, bool) {
 		return op.inv.Node, true
 	}
 	if v, ok := extraField(op, "node"); ok {
-		return keyString(v), true
+		return history.KeyText(v), true
 	}
 	return "", false
 }

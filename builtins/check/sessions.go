@@ -37,7 +37,7 @@ func (o SessionOptions) sessionOf(op clientOp) (string, bool) {
 	if !ok && op.comp != nil {
 		v, ok = op.comp.Extra[o.Session]
 	}
-	return keyString(v), ok
+	return history.KeyText(v), ok
 }
 
 // optionArgs renders the options as Starlark keyword arguments.
@@ -109,7 +109,7 @@ func (c monotonicReads) Check(_ context.Context, h []history.Op, _ Env) Result {
 		}
 		consumed++
 		keys.add(op.key())
-		sk := sessionKey{s, keyString(op.key())}
+		sk := sessionKey{s, history.KeyText(op.key())}
 		p, seen := prev[sk]
 		if seen && p.op.compAt < op.invAt {
 			compared++
@@ -151,7 +151,7 @@ func streamName(session string, key any) string {
 	if key == nil {
 		return "session " + session
 	}
-	return "session " + session + " key " + keyString(key)
+	return "session " + session + " key " + history.KeyText(key)
 }
 
 // versionText renders a version for messages.
@@ -188,7 +188,7 @@ func (c readYourWrites) Check(_ context.Context, h []history.Op, _ Env) Result {
 	writesByKey := map[string][]clientOp{}
 	for _, op := range ops {
 		if isWrite(op.inv.F) && op.outcome() != history.Fail {
-			k := keyString(op.key())
+			k := history.KeyText(op.key())
 			writesByKey[k] = append(writesByKey[k], op)
 		}
 	}
@@ -206,7 +206,7 @@ func (c readYourWrites) Check(_ context.Context, h []history.Op, _ Env) Result {
 		}
 		consumed++
 		keys.add(op.key())
-		sk := sessionKey{s, keyString(op.key())}
+		sk := sessionKey{s, history.KeyText(op.key())}
 		if isWrite(op.inv.F) {
 			if w, ok := own[sk]; !ok || w.compAt < op.compAt {
 				own[sk] = op

@@ -50,7 +50,7 @@ func (statsChecker) Check(_ context.Context, h []history.Op, _ Env) Result {
 			c.info++
 		}
 		if op.Key != nil {
-			keys[keyString(op.Key)] = struct{}{}
+			keys[history.KeyText(op.Key)] = struct{}{}
 		}
 		total++
 	}

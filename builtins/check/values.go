@@ -67,15 +67,3 @@ func mix(z uint64) uint64 {
 
 // formatValue renders a generic value in EDN notation for explanations.
 func formatValue(v any) string { return history.FormatEDN(v) }
-
-// keyString names a key for partitioning and text: strings and keywords by
-// their text, anything else in EDN notation.
-func keyString(k any) string {
-	switch x := k.(type) {
-	case string:
-		return x
-	case history.Keyword:
-		return string(x)
-	}
-	return formatValue(k)
-}

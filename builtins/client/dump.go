@@ -46,24 +46,11 @@ func dump(ctx context.Context, op history.Op, keys []any, read func(context.Cont
 	for _, k := range keys {
 		r := read(ctx, history.Op{Type: history.Invoke, Process: op.Process, F: "read", Key: k})
 		if r.Type != history.OK {
-			return failWith(op, fmt.Sprintf("dump: read of key %s: %s", dumpKeyName(k), r.Error))
+			return failWith(op, fmt.Sprintf("dump: read of key %s: %s", history.KeyText(k), r.Error))
 		}
-		state[dumpKeyName(k)] = r.Value
+		state[history.KeyText(k)] = r.Value
 	}
 	return complete(op, history.OK, state)
-}
-
-// dumpKeyName names a key in a dump's map exactly as check.no_lost_ack
-// names the key of a write: strings and keywords by their text, anything
-// else in EDN.
-func dumpKeyName(k any) string {
-	switch x := k.(type) {
-	case string:
-		return x
-	case history.Keyword:
-		return string(x)
-	}
-	return history.FormatEDN(k)
 }
 
 // keyLog remembers the keys a session's writes and cas ops named, so a
@@ -104,5 +91,5 @@ func (l *keyLog) written() []any {
 
 // sortKeys orders keys by their dump names, so dumps read in a repeatable order.
 func sortKeys(keys []any) {
-	slices.SortFunc(keys, func(a, b any) int { return cmp.Compare(dumpKeyName(a), dumpKeyName(b)) })
+	slices.SortFunc(keys, func(a, b any) int { return cmp.Compare(history.KeyText(a), history.KeyText(b)) })
 }

@@ -259,10 +259,10 @@ func (s *shrinker) oneKey(cur []int) []int {
 		switch {
 		case inv.IsNemesis():
 		case inv.Key != nil:
-			byKey[keyText(inv.Key)] = append(byKey[keyText(inv.Key)], u)
+			byKey[history.KeyText(inv.Key)] = append(byKey[history.KeyText(inv.Key)], u)
 		case tuples:
 			if t, ok := inv.Value.([]any); ok && len(t) == 2 {
-				byKey[keyText(t[0])] = append(byKey[keyText(t[0])], u)
+				byKey[history.KeyText(t[0])] = append(byKey[history.KeyText(t[0])], u)
 			}
 		}
 	}
@@ -290,17 +290,6 @@ func (s *shrinker) oneKey(cur []int) []int {
 		}
 	}
 	return cur
-}
-
-// keyText spells a key as checkers do: strings and keywords by their text.
-func keyText(k any) string {
-	switch x := k.(type) {
-	case string:
-		return x
-	case history.Keyword:
-		return string(x)
-	}
-	return history.FormatEDN(k)
 }
 
 // window binary-searches the shortest failing prefix, then the shortest
@@ -407,8 +396,8 @@ func split(groups [][]int, n int) [][][]int {
 func describe(from int, ops []history.Op) string {
 	var keys []string
 	for i := range ops {
-		if k := ops[i].Key; k != nil && !slices.Contains(keys, keyText(k)) {
-			keys = append(keys, keyText(k))
+		if k := ops[i].Key; k != nil && !slices.Contains(keys, history.KeyText(k)) {
+			keys = append(keys, history.KeyText(k))
 		}
 	}
 	slices.Sort(keys)
