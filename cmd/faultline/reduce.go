@@ -124,8 +124,15 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 
 	classes := anomalyClasses(check.Signature(t.orig))
 	tries := 0
+	type tally struct{ failed, runs int }
+	seen := map[string]*tally{} // candidate -> its replays, for "reproduced r of m"
 	test := func(ctx context.Context, events []interp.Event) (bool, error) {
 		events = shiftToStart(events)
+		k := candidateKey(events)
+		if seen[k] == nil {
+			seen[k] = &tally{}
+		}
+		seen[k].runs++
 		tries++
 		dir := filepath.Join(sess.Dir, "tries", strconv.Itoa(tries))
 		res, err := runRecorded(ctx, t, events, dir, f, libs, stderr)
@@ -133,6 +140,9 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 			return false, err
 		}
 		fails := sameClass(check.Signature(res.Check), classes)
+		if fails {
+			seen[k].failed++
+		}
 		fmt.Fprintf(stderr, "faultline: reduce: try %d: %d events: %s\n", tries, len(events), res.Check.Valid)
 		return fails, nil
 	}
@@ -184,10 +194,8 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 	}
 	minimal := interp.Flatten(res.Minimal)
 	rec.EventsAfter, rec.Replays, rec.OneMinimal, rec.Tried = len(minimal), res.Runs, res.OneMinimal, res.Tried
-	for _, a := range res.Tried {
-		if a.Failed && a.Size == len(res.Minimal) {
-			rec.Reproduced, rec.Of = a.Reproduced, a.Of
-		}
+	if t := seen[candidateKey(shiftToStart(minimal))]; t != nil {
+		rec.Reproduced, rec.Of = t.failed, t.runs
 	}
 	rec.Schedule = filepath.Join(sess.ArtifactDir(t.id), interp.ScheduleFile)
 	if err := os.MkdirAll(filepath.Dir(rec.Schedule), 0o755); err != nil {
@@ -298,6 +306,20 @@ func cutSchedule(events []interp.Event, ops []history.Op) []interp.Event {
 		}
 	}
 	return out
+}
+
+// candidateKey identifies a candidate schedule among those one reduction
+// replays (they are all subsets of one schedule): its events' times and
+// threads.
+func candidateKey(events []interp.Event) string {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString(strconv.FormatInt(int64(e.T), 36))
+		b.WriteByte('@')
+		b.WriteString(strconv.Itoa(e.Thread))
+		b.WriteByte(',')
+	}
+	return b.String()
 }
 
 // writeHistory writes ops as a JSONL history file.
