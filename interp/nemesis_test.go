@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,35 @@ func TestScenarioLandingWithoutNemesis(t *testing.T) {
 	_, err := Load(context.Background(), dir+"/main.star", LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "no nemesis") {
 		t.Fatalf("Load: %v, want an error about landing without a nemesis", err)
+	}
+}
+
+// nemesis may be a dict by tier: a run takes its tier's, a tier the dict
+// leaves out runs without faults, and a key that is no tier is an error.
+func TestNemesisByTier(t *testing.T) {
+	s := loadOne(t, `
+scenario(
+    name = "tiered",
+    client = client.noop(),
+    workload = gen.limit(1, {"f": "read"}),
+    checker = check.stats(),
+    nemesis = {
+        "smoke": nemesis.partition(spec = "one", start = "1s", hold = "1s"),
+        "hardening": nemesis.partition(spec = "one", start = "1s", hold = "1s", interval = "1m"),
+    },
+    budgets = {"smoke": budget(duration = "5s"), "hardening": budget(duration = "10m"), "release": budget(duration = "1h")},
+)`, 1)
+	if s.Nemesis != nil || len(s.NemesisByTier) != 2 {
+		t.Fatalf("Nemesis %v, by tier %v: want two tiers and no single nemesis", s.Nemesis, s.NemesisByTier)
+	}
+	for tier, want := range map[string]bool{"smoke": true, "hardening": true, "release": false} {
+		if got := s.forTier(tier).Nemesis != nil; got != want {
+			t.Errorf("tier %s has a nemesis: %v, want %v", tier, got, want)
+		}
+	}
+	dir := writeFiles(t, map[string]string{"main.star": `scenario(name = "x", client = client.noop(), workload = gen.limit(1, {"f": "read"}),
+    checker = check.stats(), nemesis = {"nightly": nemesis.partition()}, budgets = {"smoke": budget(duration = "1s")})`})
+	if _, err := Load(context.Background(), filepath.Join(dir, "main.star"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "want a tier") {
+		t.Errorf("a dict key that is no tier: %v", err)
 	}
 }

@@ -91,6 +91,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	s = s.forTier(o.Tier)
 	// With real nodes (--nodes, --nodes-file), client threads bind to them;
 	// a scenario's own list only names nodes of an in-process system.
 	nodes := s.Nodes

@@ -52,7 +52,11 @@ type Scenario struct {
 	// Nemesis is the scenario's faults (nil = none); Landing the evidence
 	// the run must show that they took effect.
 	Nemesis *nemesis.Package
-	Landing []*nemesis.Decl
+	// NemesisByTier holds each tier's faults when the script gives nemesis
+	// as a dict keyed by tier; a run takes its tier's (none for a tier the
+	// dict leaves out).
+	NemesisByTier map[string]*nemesis.Package
+	Landing       []*nemesis.Decl
 	// DB sets the system under test up and tears it down on the nodes
 	// (nil = the system is managed outside faultline).
 	DB *DB
@@ -188,7 +192,11 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			return nil, fmt.Errorf("scenario %q: %w", name, err)
 		}
 	}
-	if nem != nil && nem != starlark.None {
+	if d, ok := nem.(*starlark.Dict); ok {
+		if s.NemesisByTier, err = nemesisByTier(d); err != nil {
+			return nil, fmt.Errorf("scenario %q: nemesis: %w", name, err)
+		}
+	} else if nem != nil && nem != starlark.None {
 		if s.Nemesis, err = nemesis.FromStarlark(nem); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", name, err)
 		}
@@ -196,7 +204,7 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 	if s.Landing, err = nemesis.DeclsFromStarlark(landing); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", name, err)
 	}
-	if len(s.Landing) > 0 && s.Nemesis == nil {
+	if len(s.Landing) > 0 && s.Nemesis == nil && s.NemesisByTier == nil {
 		return nil, fmt.Errorf("scenario %q: landing evidence is declared but no nemesis", name)
 	}
 	switch timeMode {
@@ -286,4 +294,32 @@ func (s *Scenario) finalGenerator() (gen.Generator, error) {
 		return nil, fmt.Errorf("final: %w", err)
 	}
 	return g, nil
+}
+
+// nemesisByTier reads nemesis = {"smoke": ..., "hardening": ...}.
+func nemesisByTier(d *starlark.Dict) (map[string]*nemesis.Package, error) {
+	out := make(map[string]*nemesis.Package, d.Len())
+	for _, item := range d.Items() {
+		tier, ok := starlark.AsString(item[0])
+		if !ok || !ValidTier(tier) {
+			return nil, fmt.Errorf("key %s: want a tier (%s)", item[0], strings.Join(Tiers, ", "))
+		}
+		p, err := nemesis.FromStarlark(item[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", tier, err)
+		}
+		out[tier] = p
+	}
+	return out, nil
+}
+
+// forTier is the scenario as a run at tier sees it: with that tier's
+// nemesis when the script gave one per tier.
+func (s *Scenario) forTier(tier string) *Scenario {
+	if s.NemesisByTier == nil {
+		return s
+	}
+	c := *s
+	c.Nemesis = s.NemesisByTier[tier]
+	return &c
 }

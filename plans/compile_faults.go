@@ -2,10 +2,14 @@ package plans
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/faultline/faultline/verdict"
 )
 
 // faultKind is one row of the fault vocabulary: the phrase that names a
@@ -76,12 +80,19 @@ var faultCount = regexp.MustCompile(`(?i)^\d+\s+(?:kills?|partitions?|faults?|pa
 // lossRe reads the probability of a packet-loss clause.
 var lossRe = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
 
+// tierQualifier reads which tier a schedule clause is for ("repeat the
+// pair every 2 min in the hardening tier", "4 kills per hardening run").
+var tierQualifier = regexp.MustCompile(`(?i)\bin the (smoke|hardening|release) tier\b|\bper (smoke|hardening|release) run\b`)
+
 // fault is one nemesis being built.
 type fault struct {
 	kind *faultKind
 	spec string
 	args map[string]string
-	text string
+	// tierArgs are schedule arguments a clause gave for one tier only; they
+	// override args in that tier's nemesis.
+	tierArgs map[verdict.Tier]map[string]string
+	text     string
 }
 
 // faults maps the Faults field to nemesis = ... Clauses it cannot read are
@@ -124,10 +135,24 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 			}
 			fs = append(fs, ft)
 		case len(sched) > 0 && len(fs) > 0:
+			tier := verdict.Tier("")
+			if m := tierQualifier.FindStringSubmatch(clause); m != nil {
+				tier = verdict.Tier(strings.ToLower(m[1] + m[2]))
+			}
 			for i := range fs {
 				for a, v := range sched {
-					if a != "start" && a != "restart" {
+					switch {
+					case a == "start" || a == "restart":
+					case tier == "":
 						fs[i].args[a] = v
+					default:
+						if fs[i].tierArgs == nil {
+							fs[i].tierArgs = map[verdict.Tier]map[string]string{}
+						}
+						if fs[i].tierArgs[tier] == nil {
+							fs[i].tierArgs[tier] = map[string]string{}
+						}
+						fs[i].tierArgs[tier][a] = v
 					}
 				}
 			}
@@ -140,16 +165,92 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 	if len(fs) == 0 {
 		return
 	}
+	c.faultsBeyondTiers(u, f.Pos.Line, fs)
+	var tiered []verdict.Tier
+	for t := range verdict.Tiers() {
+		if slices.ContainsFunc(fs, func(ft fault) bool { return ft.tierArgs[t] != nil }) {
+			tiered = append(tiered, t)
+		}
+	}
+	if len(tiered) == 0 || c.o.Tier != "" {
+		// One nemesis: the same for every tier, or the one compiled tier's.
+		d.set("nemesis", nemesisExpr(fs, "", func(ft fault) string {
+			call := ft.forTier(c.o.Tier).render()
+			d.record(FieldFaults, f.Pos.Line, ft.text, call)
+			return call
+		}), cite(FieldFaults, f.Pos.Line, f.Value))
+		return
+	}
+	// Some schedule is for one tier only: a nemesis per tier that has a
+	// budget, each tier's own arguments over the common ones.
+	var entries []string
+	for t := range verdict.Tiers() {
+		if b := u.budget(t); b == nil || b.NotProvided != nil {
+			continue
+		}
+		expr := nemesisExpr(fs, "    ", func(ft fault) string {
+			call := ft.forTier(t).render()
+			d.record(FieldFaults, f.Pos.Line, ft.text+" ("+string(t)+")", call)
+			return call
+		})
+		entries = append(entries, fmt.Sprintf("%q: %s,", t, expr))
+	}
+	d.set("nemesis", "{\n    "+strings.Join(entries, "\n    ")+"\n}", cite(FieldFaults, f.Pos.Line, f.Value),
+		"a schedule for "+joinTiers(tiered)+" only: one nemesis per tier")
+}
+
+// forTier is the fault with tier t's own schedule over the common one.
+func (ft fault) forTier(t verdict.Tier) fault {
+	if ft.tierArgs[t] == nil {
+		return ft
+	}
+	g := ft
+	g.args = maps.Clone(ft.args)
+	maps.Copy(g.args, ft.tierArgs[t])
+	return g
+}
+
+// nemesisExpr is one nemesis expression over the faults: the call, or a
+// compose of them, its lines indented by indent.
+func nemesisExpr(fs []fault, indent string, call func(fault) string) string {
 	calls := make([]string, len(fs))
 	for i, ft := range fs {
-		calls[i] = ft.render()
-		d.record(FieldFaults, f.Pos.Line, ft.text, calls[i])
+		calls[i] = call(ft)
 	}
-	expr := calls[0]
-	if len(calls) > 1 {
-		expr = "nemesis.compose([\n    " + strings.Join(calls, ",\n    ") + ",\n])"
+	if len(calls) == 1 {
+		return calls[0]
 	}
-	d.set("nemesis", expr, cite(FieldFaults, f.Pos.Line, f.Value))
+	return "nemesis.compose([\n    " + indent + strings.Join(calls, ",\n    "+indent) + ",\n" + indent + "])"
+}
+
+func joinTiers(ts []verdict.Tier) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+// faultsBeyondTiers warns of a fault whose first injection falls at or after
+// the end of a tier's run: that tier's runs never inject it, which a plan
+// author should know before reading a PASS at that tier.
+func (c *compiler) faultsBeyondTiers(u unit, line int, fs []fault) {
+	for _, ft := range fs {
+		start, ok := ft.args["start"]
+		if !ok {
+			continue
+		}
+		at, err := time.ParseDuration(strings.Trim(start, `"`))
+		if err != nil {
+			continue
+		}
+		for t := range verdict.Tiers() {
+			if b := u.budget(t); b != nil && b.NotProvided == nil && b.Duration > 0 && at >= b.Duration {
+				c.diag(Warning, u, FieldFaults, line, fmt.Sprintf("%s at T+%s never happens in the %s tier (its runs last %s)", ft.kind.kind, at, t, b.Duration),
+					"start it earlier, or lengthen the "+string(t)+" budget")
+			}
+		}
+	}
 }
 
 // render writes the nemesis call with its arguments in a fixed order; a kill
@@ -168,6 +269,10 @@ func (ft fault) render() string {
 		if v, ok := ft.args[a]; ok {
 			args = append(args, a+" = "+v)
 		}
+	}
+	if _, ok := ft.args["interval"]; !ok {
+		// The plan gives no repetition: the fault happens once, as written.
+		args = append(args, "repeat = False")
 	}
 	// Which process to kill or pause, and how to restart it, is the
 	// system's to say: the suite's db recipe names them.

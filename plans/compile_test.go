@@ -2,6 +2,7 @@ package plans
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,7 +49,7 @@ func TestVocabularyDoc(t *testing.T) {
 
 // unitPlan is a one-scenario plan whose fields the table tests fill in.
 type unitPlan struct {
-	workload, faults, oracle, smoke, landing, extra string
+	workload, faults, oracle, smoke, hardening, landing, extra string
 }
 
 func (u unitPlan) source() string {
@@ -63,6 +64,9 @@ func (u unitPlan) source() string {
 		"- **Faults:** " + def(u.faults, "none") + "\n" +
 		"- **Oracle:** " + def(u.oracle, "linearizable") + "\n" +
 		"- **Smoke budget:** " + def(u.smoke, "3 nodes, 1 min, 0 faults, 1 seed") + "\n"
+	if u.hardening != "" {
+		s += "- **Hardening budget:** " + u.hardening + "\n"
+	}
 	if u.landing != "" {
 		s += "\n#### §7.M — Model / history / checker discipline\n\n- **Nemesis + landing evidence:** " + u.landing + "\n"
 	}
@@ -130,27 +134,42 @@ func TestCompileFaults(t *testing.T) {
 		text string
 		want string
 	}{
-		{"majority/minority partition isolating the leader at T+30s for 20s", `nemesis.partition(spec = "primaries", start = "30s", hold = "20s")`},
-		{"leader partition for 30 s at T+2min", `nemesis.partition(spec = "primaries", start = "2m", hold = "30s")`},
+		{"majority/minority partition isolating the leader at T+30s for 20s", `nemesis.partition(spec = "primaries", start = "30s", hold = "20s", repeat = False)`},
+		{"leader partition for 30 s at T+2min", `nemesis.partition(spec = "primaries", start = "2m", hold = "30s", repeat = False)`},
 		{"minority partition every 10s", `nemesis.partition(spec = "minority", interval = "10s")`},
-		{"partition into halves for 1 min", `nemesis.partition(spec = "halves", hold = "1m")`},
-		{"iptables DROP isolating one node", `nemesis.partition(spec = "one")`},
-		{"kill -9 of the leader at T+90s, restart after 10s", `nemesis.kill(nodes = "primaries", start = "90s", restart = "10s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
-		{"kill -9 of one node for 15s", `nemesis.kill(nodes = "one", restart = "15s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
+		{"partition into halves for 1 min", `nemesis.partition(spec = "halves", hold = "1m", repeat = False)`},
+		{"iptables DROP isolating one node", `nemesis.partition(spec = "one", repeat = False)`},
+		{"kill -9 of the leader at T+90s, restart after 10s", `nemesis.kill(nodes = "primaries", start = "90s", restart = "10s", repeat = False, pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
+		{"kill -9 of one node for 15s", `nemesis.kill(nodes = "one", restart = "15s", repeat = False, pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
 		{"SIGKILL a minority every 30s", `nemesis.kill(nodes = "minority", interval = "30s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`},
-		{"SIGSTOP the leader for 5s", `nemesis.pause(nodes = "primaries", hold = "5s", pattern = suite.db.kill_pattern)`},
-		{"pause one node at T+10s", `nemesis.pause(nodes = "one", start = "10s", pattern = suite.db.kill_pattern)`},
-		{"packet loss 30%", `nemesis.loss(nodes = "all", probability = 0.3)`},
-		{"25% packet loss on the leader", `nemesis.loss(nodes = "primaries", probability = 0.25)`},
+		{"SIGSTOP the leader for 5s", `nemesis.pause(nodes = "primaries", hold = "5s", repeat = False, pattern = suite.db.kill_pattern)`},
+		{"pause one node at T+10s", `nemesis.pause(nodes = "one", start = "10s", repeat = False, pattern = suite.db.kill_pattern)`},
+		{"packet loss 30%", `nemesis.loss(nodes = "all", probability = 0.3, repeat = False)`},
+		{"25% packet loss on the leader", `nemesis.loss(nodes = "primaries", probability = 0.25, repeat = False)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
 			c, ds := compileUnit(t, unitPlan{faults: tt.text})
 			wantIn(t, c, "nemesis = "+tt.want+",")
-			if len(ds) != 0 {
+			if ds = withoutBeyondTier(ds); len(ds) != 0 {
 				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
 			}
 		})
+	}
+}
+
+// withoutBeyondTier drops the warnings of faults that start after a tier's
+// runs end (TestCompileFaultBeyondTier covers them).
+func withoutBeyondTier(ds []Diagnostic) []Diagnostic {
+	return slices.DeleteFunc(ds, func(d Diagnostic) bool { return strings.Contains(d.Msg, "never happens in the") })
+}
+
+// A fault that starts at or after the end of a tier's runs is a warning:
+// that tier's runs never inject it.
+func TestCompileFaultBeyondTier(t *testing.T) {
+	_, ds := compileUnit(t, unitPlan{faults: "kill -9 of the leader at T+90s, restart after 10s", hardening: "5 nodes, 10 min, 8 faults, 3 seeds"})
+	if len(ds) != 1 || ds[0].Severity != Warning || !strings.Contains(ds[0].Msg, "kill at T+1m30s never happens in the smoke tier (its runs last 1m0s)") {
+		t.Errorf("diagnostics:\n%s\nwant one warning that the smoke tier never reaches the kill", diagStrings(ds))
 	}
 }
 
@@ -159,10 +178,13 @@ func TestCompileSchedules(t *testing.T) {
 		text string
 		want []string
 	}{
+		// A schedule "in the hardening tier" is that tier's alone.
 		{"kill -9 of the leader at T+90s, restart after 10s; repeat every 2 min in the hardening tier",
-			[]string{`nemesis.kill(nodes = "primaries", start = "90s", interval = "2m", restart = "10s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`}},
+			[]string{"nemesis = {", `"smoke": nemesis.kill(nodes = "primaries", start = "90s", restart = "10s", repeat = False, pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`,
+				`"hardening": nemesis.kill(nodes = "primaries", start = "90s", interval = "2m", restart = "10s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`}},
 		{"kill -9 of the current leader at T+20s, restart after 15s; 4 kills per hardening run, 60 s apart",
-			[]string{`nemesis.kill(nodes = "primaries", start = "20s", interval = "1m", restart = "15s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile)`}},
+			[]string{`"smoke": nemesis.kill(nodes = "primaries", start = "20s", restart = "15s", repeat = False, pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`,
+				`"hardening": nemesis.kill(nodes = "primaries", start = "20s", interval = "1m", restart = "15s", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`}},
 		{"minority partition at T+30s for 20s; kill -9 of one node at T+90s; repeat the pair every 2 min",
 			[]string{"nemesis.compose([", `nemesis.partition(spec = "minority", start = "30s", hold = "20s", interval = "2m"),`,
 				`nemesis.kill(nodes = "one", start = "90s", interval = "2m", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`}},
@@ -170,9 +192,9 @@ func TestCompileSchedules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			c, ds := compileUnit(t, unitPlan{faults: tt.text})
+			c, ds := compileUnit(t, unitPlan{faults: tt.text, hardening: "5 nodes, 10 min, 8 faults, 3 seeds"})
 			wantIn(t, c, tt.want...)
-			if len(ds) != 0 {
+			if ds = withoutBeyondTier(ds); len(ds) != 0 {
 				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
 			}
 		})

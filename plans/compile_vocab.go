@@ -55,7 +55,7 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 			add("`\""+t.spec+"\"`", t.phrases)
 		}
 	})
-	b.WriteString("\n## Fault schedules\n\nA clause with no fault of its own (\"repeat the pair every 2 min\", \"4 kills per hardening run, 60 s apart\") sets the interval of every fault before it. For a kill, `for 20s` means `restart = \"20s\"`. Tier qualifiers (\"in the hardening tier\") and fault counts need no Starlark: each tier's `budget(faults = N)` bounds them.\n\n")
+	b.WriteString("\n## Fault schedules\n\nA clause with no fault of its own (\"repeat the pair every 2 min\", \"4 kills per hardening run, 60 s apart\") sets the interval of every fault before it; with a tier qualifier (\"in the hardening tier\", \"per hardening run\") only in that tier, and the scenario gets one nemesis per tier (`nemesis = {\"smoke\": ..., \"hardening\": ...}`). A fault with no interval happens once (`repeat = False`). For a kill, `for 20s` means `restart = \"20s\"`. Fault counts need no Starlark: each tier's `budget(faults = N)` bounds them. A fault that starts at or after the end of a tier's runs is a warning: that tier never injects it.\n\n")
 	mdTable(&b, []string{"Argument", "Plan phrases"}, func(add func(...string)) {
 		for _, s := range scheduleTerms {
 			add("`"+s.arg+"`", s.phrases)

@@ -30,7 +30,8 @@ import (
 //	nemesis.heal()                a generator of one heal op
 //
 // Every cycle takes start= (the first fault; default one interval in),
-// interval= (the wait after each heal) and hold= (how long a fault stays).
+// interval= (the wait after each heal), hold= (how long a fault stays) and
+// repeat= (False: the fault happens once, at start).
 var Module = &starlarkstruct.Module{
 	Name: "nemesis",
 	Members: starlark.StringDict{
@@ -97,10 +98,11 @@ func healOp() gen.Generator {
 // after one interval), held for hold, then again interval after each heal.
 type timing struct {
 	start, interval, hold starval.Duration
+	repeat                bool // false: inject once, at start
 }
 
 func defaultTiming() timing {
-	return timing{start: -1, interval: starval.Duration(10 * time.Second), hold: starval.Duration(10 * time.Second)}
+	return timing{start: -1, interval: starval.Duration(10 * time.Second), hold: starval.Duration(10 * time.Second), repeat: true}
 }
 
 // cycle is one fault's package: inject at start, heal after hold, again
@@ -130,7 +132,7 @@ func stopValue(v any) any {
 func partitionBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var spec starlark.Value = starlark.String("majority")
 	tm := defaultTiming()
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "spec?", &spec, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "spec?", &spec, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
 		return nil, err
 	}
 	v, err := starval.ToGo(spec)
@@ -155,7 +157,7 @@ func lossBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	var nodes starlark.Value = starlark.String("one")
 	var prob starlark.Float
 	tm := defaultTiming()
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "probability", &prob, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "probability", &prob, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
 		return nil, err
 	}
 	if _, err := probability(float64(prob)); err != nil {
@@ -175,7 +177,7 @@ func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin
 		var command *starlark.List
 		var restart starlark.Value = starlark.None
 		tm := defaultTiming()
-		params := []any{"pattern", &pattern, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start}
+		params := []any{"pattern", &pattern, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat}
 		if start == "kill" {
 			params = append(params, "command?", &command, "restart?", &restart, "pidfile?", &pidfile, "logfile?", &logfile)
 		}
@@ -268,7 +270,7 @@ func bandwidthBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	var nodes starlark.Value = starlark.String("one")
 	rate := "1mbit"
 	tm := defaultTiming()
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "rate?", &rate, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "rate?", &rate, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
 		return nil, err
 	}
 	spec, err := nodesValue(b, nodes)
@@ -285,7 +287,7 @@ func delayBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	var nodes starlark.Value = starlark.String("one")
 	delay, jitter := "50ms", ""
 	tm := defaultTiming()
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "delay?", &delay, "jitter?", &jitter, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "delay?", &delay, "jitter?", &jitter, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
 		return nil, err
 	}
 	spec, err := nodesValue(b, nodes)
@@ -302,7 +304,7 @@ func fillDiskBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	var nodes starlark.Value = starlark.String("one")
 	var file, size string
 	tm := defaultTiming()
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &file, "size", &size, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &file, "size", &size, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
 		return nil, err
 	}
 	spec, err := nodesValue(b, nodes)

@@ -203,3 +203,26 @@ func TestComposeKeepsEachFaultsTimes(t *testing.T) {
 		}
 	}
 }
+
+// repeat = False: a fault happens once, at its start, then only the final
+// heal follows.
+func TestFaultOnce(t *testing.T) {
+	v, err := eval(t, `nemesis.compose([
+    nemesis.partition(spec = "one", start = "2s", hold = "3s", repeat = False),
+    nemesis.pause(nodes = "one", pattern = "x", start = "4s", hold = "1s", interval = "5s"),
+])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := FromStarlark(v)
+	rec := scheduleOf(t, p, 20*time.Second)
+	parts := 0
+	for _, f := range rec.fs {
+		if f == "start-partition" {
+			parts++
+		}
+	}
+	if parts != 1 || slices.Index(rec.fs, "pause") < 0 || rec.fs[len(rec.fs)-1] != "heal" {
+		t.Errorf("ops %v: want one partition, repeated pauses and a final heal", rec.fs)
+	}
+}

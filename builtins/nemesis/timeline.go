@@ -36,16 +36,19 @@ func newTimeline(cycles []faultCycle) *timeline {
 
 var _ gen.Generator = (*timeline)(nil)
 
+// done marks a cycle that will not act again (a fault that happens once).
+const done = -1
+
 // Op returns the earliest step due, timed at its due time.
 func (t *timeline) Op(ctx *gen.Context) (history.Op, gen.Generator, gen.Status) {
-	if len(t.cycles) == 0 {
-		return history.Op{}, nil, gen.Exhausted
-	}
-	i := 0
+	i := -1
 	for j := range t.due {
-		if t.due[j] < t.due[i] {
+		if t.due[j] != done && (i < 0 || t.due[j] < t.due[i]) {
 			i = j
 		}
+	}
+	if i < 0 {
+		return history.Op{}, nil, gen.Exhausted
 	}
 	c := t.cycles[i]
 	f, v, wait := c.inject, c.value, time.Duration(c.tm.hold)
@@ -61,6 +64,9 @@ func (t *timeline) Op(ctx *gen.Context) (history.Op, gen.Generator, gen.Status) 
 	// The next step counts from when this one is issued, so a late step
 	// still holds its fault for the whole hold.
 	next.due[i], next.healed[i] = op.Time+int64(wait), !t.healed[i]
+	if !t.healed[i] && !c.tm.repeat {
+		next.due[i] = done // healed, and it happens once
+	}
 	return op, next, gen.Ready
 }
 
