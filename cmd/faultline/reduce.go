@@ -43,8 +43,10 @@ Then it reduces the recorded schedule by delta debugging: it first tries the
 schedule cut down to the shrunk history's keys and time window, then drops
 halves, quarters, ... and single units (a fault together with the op that
 heals it, or a slice of client ops), replaying each candidate on fresh nodes
-(--runs times; a candidate fails if any run fails) until no single unit can be
-dropped or --max-runs replays are spent. The minimal schedule is written to
+(--runs times; a candidate fails if any run fails and shows the original
+anomaly class) until no single unit can be dropped; then it drops whole
+client threads (fewer clients), then finer slices of ops, until --max-runs
+replays are spent. The minimal schedule is written to
 the new session's artifacts/<scenario>/schedule.jsonl, so 'faultline replay'
 runs it; reduce.json records "N events -> k, reproduced r of m runs".`,
 		Example: `  faultline reduce test-sessions/demo-store/20261130T081727Z --scenario S1`,
@@ -143,7 +145,11 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 		if fails {
 			seen[k].failed++
 		}
-		fmt.Fprintf(stderr, "faultline: reduce: try %d: %d events: %s\n", tries, len(events), res.Check.Valid)
+		verdict := "fails: " + strings.Join(check.Signature(res.Check), ", ")
+		if !fails {
+			verdict = "does not fail (" + res.Check.Summary + ")"
+		}
+		fmt.Fprintf(stderr, "faultline: reduce: try %d: %d events: %s\n", tries, len(events), verdict)
 		return fails, nil
 	}
 
@@ -172,22 +178,32 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 		MaxRuns: maxRuns, Runs: runs,
 	}
 	res, err := reduce.Minimize(ctx, interp.ReductionUnits(base), opts)
-	// Each 1-minimal pass is followed by one over finer units (the kept
-	// spans of client ops cut again), while replays remain.
-	for err == nil && res.OneMinimal && res.Runs < maxRuns {
-		finer := interp.ReductionUnits(interp.Flatten(res.Minimal))
-		if len(finer) <= len(res.Minimal) {
-			break
+	// Each 1-minimal pass is followed by another while replays remain: over
+	// the kept client threads (fewer clients), then over finer spans of ops.
+	pass := func(units []interp.Unit) bool {
+		if len(units) <= len(res.Minimal) && len(units) < 2 {
+			return false
 		}
 		opts.MaxRuns = maxRuns - res.Runs
-		var next reduce.Result[interp.Unit]
-		next, err = reduce.Minimize(ctx, finer, opts)
+		next, nerr := reduce.Minimize(ctx, units, opts)
 		next.Runs += res.Runs
 		next.Tried = append(res.Tried, next.Tried...)
 		if len(next.Minimal) == 0 {
+			res.Runs, res.Tried = next.Runs, next.Tried
+			return false
+		}
+		res, err = next, nerr
+		return true
+	}
+	for round := 0; err == nil && res.OneMinimal && res.Runs < maxRuns; round++ {
+		events := interp.Flatten(res.Minimal)
+		units := interp.ReductionUnits(events)
+		if round == 0 {
+			units = threadUnits(events)
+		}
+		if !pass(units) && round > 0 {
 			break
 		}
-		res = next
 	}
 	if err != nil && len(res.Minimal) == 0 {
 		return fmt.Errorf("reduce: %w", err)
@@ -306,6 +322,32 @@ func cutSchedule(events []interp.Event, ops []history.Op) []interp.Event {
 		}
 	}
 	return out
+}
+
+// threadUnits groups a schedule by client thread, one unit per thread
+// (dropping one is running with a client fewer), with the nemesis and phase
+// events as one more unit.
+func threadUnits(events []interp.Event) []interp.Unit {
+	byThread := map[int]int{} // thread -> index in units
+	var units []interp.Unit
+	other := interp.Unit{Kind: interp.UnitNemesis}
+	for _, e := range events {
+		if e.IsNemesis() || e.Phase != "" {
+			other.Events = append(other.Events, e)
+			continue
+		}
+		i, ok := byThread[e.Thread]
+		if !ok {
+			i = len(units)
+			byThread[e.Thread] = i
+			units = append(units, interp.Unit{Kind: interp.UnitOps})
+		}
+		units[i].Events = append(units[i].Events, e)
+	}
+	if len(other.Events) > 0 {
+		units = append(units, other)
+	}
+	return units
 }
 
 // candidateKey identifies a candidate schedule among those one reduction
