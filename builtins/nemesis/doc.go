@@ -17,6 +17,8 @@
 //	stop-bandwidth / stop-delay
 //	fill-disk        value: {"nodes", "path", "size": "100M"} (fallocate)
 //	free-disk
+//	truncate-file    value: {"nodes", "path", "size": bytes kept} (no heal: the damage stays)
+//	bitflip-file     value: {"nodes", "path", "offset", "bit"} (one bit flipped; no heal)
 //	clock-skew       always fails: missing capability (see below)
 //	heal             removes every fault on every node (HealAll)
 //

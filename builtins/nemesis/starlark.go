@@ -26,6 +26,8 @@ import (
 //	nemesis.bandwidth(nodes="one", rate="1mbit", interval=, hold=)
 //	nemesis.delay(nodes="one", delay="50ms", jitter="", interval=, hold=)   fails where the kernel lacks netem
 //	nemesis.fill_disk(nodes="one", path=, size="100M", interval=, hold=)
+//	nemesis.truncate_file(nodes="one", path=, size=0, start=, interval=, repeat=)   no heal: the damage stays
+//	nemesis.bitflip_file(nodes="one", path=, offset=None, bit=0, start=, interval=, repeat=)
 //	nemesis.compose([pkg, ...])   every package's faults at their own times (they may overlap), one final heal
 //	nemesis.heal()                a generator of one heal op
 //
@@ -35,15 +37,17 @@ import (
 var Module = &starlarkstruct.Module{
 	Name: "nemesis",
 	Members: starlark.StringDict{
-		"partition": starlark.NewBuiltin("nemesis.partition", partitionBuiltin),
-		"loss":      starlark.NewBuiltin("nemesis.loss", lossBuiltin),
-		"kill":      starlark.NewBuiltin("nemesis.kill", processBuiltin("kill", "start")),
-		"pause":     starlark.NewBuiltin("nemesis.pause", processBuiltin("pause", "resume")),
-		"bandwidth": starlark.NewBuiltin("nemesis.bandwidth", bandwidthBuiltin),
-		"delay":     starlark.NewBuiltin("nemesis.delay", delayBuiltin),
-		"fill_disk": starlark.NewBuiltin("nemesis.fill_disk", fillDiskBuiltin),
-		"compose":   starlark.NewBuiltin("nemesis.compose", composeBuiltin),
-		"heal":      starlark.NewBuiltin("nemesis.heal", healBuiltin),
+		"partition":     starlark.NewBuiltin("nemesis.partition", partitionBuiltin),
+		"loss":          starlark.NewBuiltin("nemesis.loss", lossBuiltin),
+		"kill":          starlark.NewBuiltin("nemesis.kill", processBuiltin("kill", "start")),
+		"pause":         starlark.NewBuiltin("nemesis.pause", processBuiltin("pause", "resume")),
+		"bandwidth":     starlark.NewBuiltin("nemesis.bandwidth", bandwidthBuiltin),
+		"delay":         starlark.NewBuiltin("nemesis.delay", delayBuiltin),
+		"fill_disk":     starlark.NewBuiltin("nemesis.fill_disk", fillDiskBuiltin),
+		"truncate_file": starlark.NewBuiltin("nemesis.truncate_file", corruptBuiltin("truncate-file")),
+		"bitflip_file":  starlark.NewBuiltin("nemesis.bitflip_file", corruptBuiltin("bitflip-file")),
+		"compose":       starlark.NewBuiltin("nemesis.compose", composeBuiltin),
+		"heal":          starlark.NewBuiltin("nemesis.heal", healBuiltin),
 	},
 }
 
@@ -218,6 +222,40 @@ func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
 		return cycle(start, start, stop, v, tm)
+	}
+}
+
+// corruptBuiltin builds a file corruption fault: injected at start (and
+// every interval after, unless repeat=False), never healed.
+func corruptBuiltin(f string) func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+	return func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var nodes starlark.Value = starlark.String("one")
+		var file string
+		var size, offset, bit int
+		tm := defaultTiming()
+		params := []any{"path", &file, "nodes?", &nodes, "start?", &tm.start, "interval?", &tm.interval, "repeat?", &tm.repeat}
+		if f == "truncate-file" {
+			params = append(params, "size?", &size)
+		} else {
+			params = append(params, "offset?", &offset, "bit?", &bit)
+		}
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, params...); err != nil {
+			return nil, err
+		}
+		if file == "" || size < 0 || offset < 0 || bit < 0 || bit > 7 {
+			return nil, fmt.Errorf("%s: want a path, a size and offset not negative, a bit in 0..7", b.Name())
+		}
+		spec, err := starval.ToGo(nodes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
+		}
+		v := map[string]any{"nodes": spec, "path": file}
+		if f == "truncate-file" {
+			v["size"] = int64(size)
+		} else {
+			v["offset"], v["bit"] = int64(offset), int64(bit)
+		}
+		return cycle(strings.ReplaceAll(f, "-", "_"), f, "", v, tm)
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 )
 
 // A faultCycle is one fault's schedule in run time: inject at start, heal
-// hold later, inject again interval after each heal.
+// hold later, inject again interval after each heal. A cycle with no heal
+// op (file corruption) injects at start and every interval after.
 type faultCycle struct {
 	inject, heal string
 	value        any
@@ -64,8 +65,13 @@ func (t *timeline) Op(ctx *gen.Context) (history.Op, gen.Generator, gen.Status) 
 	// The next step counts from when this one is issued, so a late step
 	// still holds its fault for the whole hold.
 	next.due[i], next.healed[i] = op.Time+int64(wait), !t.healed[i]
-	if !t.healed[i] && !c.tm.repeat {
-		next.due[i] = done // healed, and it happens once
+	if c.heal == "" {
+		// A fault with no heal (file corruption): the next one, if any,
+		// comes an interval later.
+		next.due[i], next.healed[i] = op.Time+int64(c.tm.interval), true
+	}
+	if (!t.healed[i] || c.heal == "") && !c.tm.repeat {
+		next.due[i] = done // over, and it happens once
 	}
 	return op, next, gen.Ready
 }

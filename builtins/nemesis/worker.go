@@ -106,6 +106,8 @@ func (w *Worker) Invoke(ctx context.Context, op history.Op) history.Op {
 		res, err = w.fillDisk(ctx, op.Value)
 	case "free-disk":
 		res, err = w.freeDisk(ctx)
+	case "truncate-file", "bitflip-file":
+		res, err = w.corruptFile(ctx, op.F, op.Value)
 	case "kill", "pause", "resume":
 		res, err = w.signal(ctx, op.F, op.Value)
 	case "start":
