@@ -1,6 +1,9 @@
 package plans
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // finalPhase is one row of the final-phase vocabulary: a checker that
 // judges the final state, and the final= generator that reads that state
@@ -28,7 +31,14 @@ func (c *compiler) final(d *draft, w workloadUse, families []string, oracle *Fie
 		return
 	}
 	for _, row := range finalPhases {
-		if !contains(families, row.family) || !contains(row.models, w.model.model) {
+		if !contains(families, row.family) {
+			continue
+		}
+		if !contains(row.models, w.model.model) {
+			// Without a final read the checker can only say unknown.
+			c.diag(Warning, d.u, FieldOracle, oracle.Pos.Line,
+				fmt.Sprintf("%s needs a final read of the state, which the compiler can add only for %s workloads, not %s", row.family, strings.Join(row.models, " or "), w.model.model),
+				"add a ```starlark final = ... block that reads the final state (a dump op)")
 			continue
 		}
 		d.load(row.fn)

@@ -441,21 +441,26 @@ func TestCompileFinal(t *testing.T) {
 	tests := []struct {
 		name string
 		u    unitPlan
-		want bool // final_dump() emitted and loaded
+		want bool   // final_dump() emitted and loaded
+		diag string // the one diagnostic expected, if any
 	}{
-		{"cas-register over keys", unitPlan{workload: "cas-register over 8 keys", oracle: "per-key linearizability plus no-lost-ack"}, true},
-		{"single register", unitPlan{workload: "register", oracle: "no-lost-ack"}, true},
-		{"cas-register", unitPlan{workload: "cas-register", oracle: "no-lost-ack"}, true},
-		{"no no-lost-ack", unitPlan{workload: "cas-register", oracle: "linearizable"}, false},
-		{"not a register", unitPlan{workload: "set workload", oracle: "set-full checker plus no-lost-ack"}, false},
+		{"cas-register over keys", unitPlan{workload: "cas-register over 8 keys", oracle: "per-key linearizability plus no-lost-ack"}, true, ""},
+		{"single register", unitPlan{workload: "register", oracle: "no-lost-ack"}, true, ""},
+		{"cas-register", unitPlan{workload: "cas-register", oracle: "no-lost-ack"}, true, ""},
+		{"no no-lost-ack", unitPlan{workload: "cas-register", oracle: "linearizable"}, false, ""},
+		{"not a register", unitPlan{workload: "set workload", oracle: "set-full checker plus no-lost-ack"}, false,
+			"no-lost-ack needs a final read of the state, which the compiler can add only for register or cas-register workloads, not set"},
 		{"override", unitPlan{workload: "cas-register", oracle: "no-lost-ack",
-			extra: "\n```starlark\nfinal = gen.once({\"f\": \"dump\", \"value\": [1]})\n```\n"}, false},
+			extra: "\n```starlark\nfinal = gen.once({\"f\": \"dump\", \"value\": [1]})\n```\n"}, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, ds := compileUnit(t, tt.u)
-			if len(ds) != 0 {
+			switch {
+			case tt.diag == "" && len(ds) != 0:
 				t.Errorf("unexpected diagnostics:\n%s", diagStrings(ds))
+			case tt.diag != "" && (len(ds) != 1 || ds[0].Severity != Warning || !strings.Contains(ds[0].Msg, tt.diag)):
+				t.Errorf("diagnostics:\n%s\nwant one warning: %s", diagStrings(ds), tt.diag)
 			}
 			got := strings.Contains(c.Source, dump)
 			if got != tt.want || strings.Contains(c.Source, `"final_dump"`) != tt.want {
