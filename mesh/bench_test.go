@@ -3,7 +3,6 @@ package mesh_test
 import (
 	"io"
 	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,34 +15,17 @@ const benchBlock = 1 << 20
 // startAckSink reads benchBlock bytes at a time and acknowledges each with
 // one byte, so the sender measures bytes that arrived, not bytes buffered.
 func startAckSink(b *testing.B) string {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	b.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
+	return serveTCP(b, func(c net.Conn) {
+		buf := make([]byte, benchBlock)
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			if _, err := io.ReadFull(c, buf); err != nil {
 				return
 			}
-			wg.Go(func() {
-				defer c.Close()
-				buf := make([]byte, benchBlock)
-				for {
-					if _, err := io.ReadFull(c, buf); err != nil {
-						return
-					}
-					if _, err := c.Write([]byte{1}); err != nil {
-						return
-					}
-				}
-			})
+			if _, err := c.Write([]byte{1}); err != nil {
+				return
+			}
 		}
 	})
-	return ln.Addr().String()
 }
 
 // block sends one block and waits for its acknowledgement.

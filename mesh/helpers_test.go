@@ -287,3 +287,28 @@ func delta(after, before mesh.Counters) mesh.Counters {
 		ThrottledNanos: after.ThrottledNanos - before.ThrottledNanos,
 	}
 }
+
+// serveTCP accepts connections on a fresh loopback port and runs handle on
+// each (closing it afterwards) until the test ends.
+func serveTCP(tb testing.TB, handle func(net.Conn)) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	tb.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer c.Close()
+				handle(c)
+			})
+		}
+	})
+	return ln.Addr().String()
+}

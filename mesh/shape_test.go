@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,27 +99,10 @@ func TestLatency(t *testing.T) {
 // startSink accepts connections, reads each to EOF and replies with the
 // byte count.
 func startSink(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Go(func() {
-				defer c.Close()
-				n, _ := io.Copy(io.Discard, c)
-				fmt.Fprintf(c, "%d", n)
-			})
-		}
+	return serveTCP(t, func(c net.Conn) {
+		n, _ := io.Copy(io.Discard, c)
+		fmt.Fprintf(c, "%d", n)
 	})
-	return ln.Addr().String()
 }
 
 // send writes n bytes, half-closes, and returns the count the sink read.
