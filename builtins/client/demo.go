@@ -54,7 +54,12 @@ var (
 )
 
 // String implements starlark.Value.
-func (d *DemoKV) String() string { return fmt.Sprintf("client.demo_kv(timeout=%q)", d.Timeout) }
+func (d *DemoKV) String() string {
+	if d.Port != 0 && d.Port != DemoKVPort {
+		return fmt.Sprintf("client.demo_kv(timeout=%q, port=%d)", d.Timeout, d.Port)
+	}
+	return fmt.Sprintf("client.demo_kv(timeout=%q)", d.Timeout)
+}
 
 // Type implements starlark.Value.
 func (d *DemoKV) Type() string { return "client" }

@@ -15,9 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
-
 	"github.com/faultline/faultline/history"
 )
 
@@ -280,34 +277,6 @@ func TestDemoKVOpenAndStart(t *testing.T) {
 	}
 	if _, err := (&DemoKV{}).Start(1); err == nil {
 		t.Error("zero timeout accepted")
-	}
-}
-
-func TestDemoKVModule(t *testing.T) {
-	cases := []struct{ src, wantErr, want string }{
-		{"c = client.demo_kv()", "", `client.demo_kv(timeout="1s")`},
-		{`c = client.demo_kv(timeout = "250ms")`, "", `client.demo_kv(timeout="250ms")`},
-		{"c = client.demo_kv(timeout = 2)", "", `client.demo_kv(timeout="2s")`},
-		{"c = client.demo_kv(timeout = 0)", "positive", ""},
-		{"c = client.demo_kv(port = 9000)", "", `client.demo_kv(timeout="1s")`},
-		{"c = client.demo_kv(port = 0)", "out of range", ""},
-		{"c = client.demo_kv(endpoints = [])", "unexpected keyword", ""},
-	}
-	for _, c := range cases {
-		globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{}, "t.star", c.src,
-			starlark.StringDict{"client": Module})
-		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("%s: err = %v, want %q", c.src, err, c.wantErr)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.src, err)
-		}
-		if got := globals["c"].String(); got != c.want {
-			t.Errorf("%s = %s, want %s", c.src, got, c.want)
-		}
 	}
 }
 

@@ -89,6 +89,13 @@ func TestModule(t *testing.T) {
 		{"c = client.register(stale_reads = 0.25)", "", "client.register(stale_reads=0.25)"},
 		{"c = client.register(stale_reads = 2)", "between 0 and 1", ""},
 		{"c = client.noop()", "", "client.noop()"},
+		{"c = client.demo_kv()", "", `client.demo_kv(timeout="1s")`},
+		{`c = client.demo_kv(timeout = "250ms")`, "", `client.demo_kv(timeout="250ms")`},
+		{"c = client.demo_kv(timeout = 2)", "", `client.demo_kv(timeout="2s")`},
+		{"c = client.demo_kv(timeout = 0)", "positive", ""},
+		{"c = client.demo_kv(port = 9000)", "", `client.demo_kv(timeout="1s", port=9000)`},
+		{"c = client.demo_kv(port = 0)", "out of range", ""},
+		{"c = client.demo_kv(endpoints = [])", "unexpected keyword", ""},
 	}
 	for _, c := range cases {
 		globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{}, "t.star", c.src,
