@@ -1,13 +1,7 @@
 package control
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
-	"path"
-	"sync"
 
 	"go.starlark.net/starlark"
 )
@@ -60,67 +54,25 @@ func (n *NodeValue) addrOf(thread *starlark.Thread, b *starlark.Builtin, args st
 
 // faultlineBinary is faultline() -> path of a faultline binary the node can
 // run (for systems shipped inside it, such as the demo store). A local node
-// runs this very binary; a remote node gets a copy under LocalDir/bin,
-// uploaded once per content. FAULTLINE_BINARY overrides the binary (tests
-// run a built faultline, not the test binary).
+// runs this very binary; a remote node gets a copy (InstallBinary).
 func (n *NodeValue) faultlineBinary(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	self, err := selfBinary()
+	self, err := SelfBinary()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	if n.node.Dir != "" {
-		return starlark.String(self.path), nil
+		return starlark.String(self), nil
 	}
-	remote := path.Join(LocalDir, "bin", "faultline-"+self.sum[:12])
-	err = n.withRemote(thread, b, func(r Remote) error {
-		ctx := threadContext(thread)
-		if ok, err := Exists(ctx, r, remote); err != nil || ok {
-			return err
-		}
-		if _, err := r.Run(ctx, Cmd{Argv: []string{"mkdir", "-p", path.Dir(remote)}}); err != nil {
-			return err
-		}
-		return r.Upload(ctx, self.path, remote)
+	var remote string
+	err = n.withRemote(thread, b, func(r Remote) (err error) {
+		remote, _, err = InstallBinary(threadContext(thread), r, self, "faultline")
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return starlark.String(remote), nil
-}
-
-type binary struct{ path, sum string }
-
-var (
-	selfOnce sync.Once
-	self     binary
-	selfErr  error
-)
-
-// selfBinary finds the faultline binary and its content hash, once.
-func selfBinary() (binary, error) {
-	selfOnce.Do(func() {
-		p := os.Getenv("FAULTLINE_BINARY")
-		if p == "" {
-			p, selfErr = os.Executable()
-			if selfErr != nil {
-				return
-			}
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			selfErr = err
-			return
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			selfErr = err
-			return
-		}
-		self = binary{p, hex.EncodeToString(h.Sum(nil))}
-	})
-	return self, selfErr
 }

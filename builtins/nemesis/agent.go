@@ -2,11 +2,7 @@ package nemesis
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"time"
 
@@ -17,7 +13,6 @@ import (
 // by its checksum so a node keeps one copy per build; the pid, stats and log
 // files go beside StateFile under /run.
 const (
-	agentDir     = "/tmp"
 	agentPidfile = "/run/faultline/nfdelay.pid"
 	agentStats   = "/run/faultline/nfdelay.stats"
 	agentLog     = "/run/faultline/nfdelay.log"
@@ -27,65 +22,30 @@ const (
 // QdiscHandle it is distinctive so no one else's queue is taken.
 const DelayQueue uint16 = 0xfa17
 
-// agentExecutable names the local binary uploaded as the delay agent: it
+// agentExecutable names the local binary installed as the delay agent: it
 // must serve `agent nfdelay` (the faultline binary does). Tests point it
 // at a binary built from testdata, since a test binary cannot serve it.
-var agentExecutable = os.Executable
-
-// agentBinary is the local agent binary and where it goes on the nodes.
-type agentBinary struct {
-	local, remote, sum string
-}
-
-// localAgent finds the agent binary and checksums it.
-func localAgent() (agentBinary, error) {
-	path, err := agentExecutable()
-	if err != nil {
-		return agentBinary{}, fmt.Errorf("delay agent: locate the faultline binary: %w", err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return agentBinary{}, fmt.Errorf("delay agent: %w", err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return agentBinary{}, fmt.Errorf("delay agent: checksum %s: %w", path, err)
-	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	return agentBinary{local: path, remote: agentDir + "/faultline-agent-" + sum[:8], sum: sum}, nil
-}
+var agentExecutable = control.SelfBinary
 
 // agentPrepScript records the agent in StateFile before it starts (so a
-// crash right after still lets HealAll stop it), clears stale stats, and
-// prints "have" if the node already holds the binary ($1 with checksum
-// $2), else "need".
-const agentPrepScript = stateLib + `bin=$1 sum=$2
-forget agent ` + agentPidfile + ` && note agent ` + agentPidfile + ` || exit 1
+// crash right after still lets HealAll stop it) and clears stale stats.
+const agentPrepScript = stateLib + `forget agent ` + agentPidfile + ` && note agent ` + agentPidfile + ` || exit 1
 rm -f ` + agentStats + `
-if [ -f "$bin" ] && [ "$(sha256sum "$bin" | cut -d ' ' -f 1)" = "$sum" ]; then echo have; else echo need; fi
 `
 
-// startAgent puts the agent binary on the node if it is not there yet and
+// startAgent installs the agent binary on the node (once per build) and
 // starts it as a daemon serving DelayQueue. It returns the agent's pid and
 // whether the binary was uploaded.
-func startAgent(ctx context.Context, r control.Remote, bin agentBinary, delay, jitter time.Duration) (int, bool, error) {
-	out, err := runScript(ctx, r, "delay agent: prepare", agentPrepScript, bin.remote, bin.sum)
-	if err != nil {
+func startAgent(ctx context.Context, r control.Remote, local string, delay, jitter time.Duration) (int, bool, error) {
+	if _, err := runScript(ctx, r, "delay agent: prepare", agentPrepScript); err != nil {
 		return 0, false, err
 	}
-	uploaded := false
-	if len(nonEmpty(out)) == 0 || nonEmpty(out)[0] != "have" {
-		if err := r.Upload(ctx, bin.local, bin.remote); err != nil {
-			return 0, false, fmt.Errorf("delay agent: %w", err)
-		}
-		if _, err := r.Run(ctx, control.Cmd{Argv: []string{"chmod", "755", bin.remote}}); err != nil {
-			return 0, false, fmt.Errorf("delay agent: %w", err)
-		}
-		uploaded = true
+	bin, uploaded, err := control.InstallBinary(ctx, r, local, "faultline")
+	if err != nil {
+		return 0, false, fmt.Errorf("delay agent: %w", err)
 	}
 	pid, err := control.StartDaemon(ctx, r, control.Daemon{
-		Argv: []string{bin.remote, "agent", "nfdelay", "-q", strconv.Itoa(int(DelayQueue)),
+		Argv: []string{bin, "agent", "nfdelay", "-q", strconv.Itoa(int(DelayQueue)),
 			"-delay", delay.String(), "-jitter", jitter.String(), "-stats", agentStats},
 		Pidfile: agentPidfile, Logfile: agentLog})
 	if err != nil {

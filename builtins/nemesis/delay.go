@@ -151,9 +151,9 @@ func (w *Worker) startAgentDelay(ctx context.Context, targets []string, delay, j
 	if w.shaped != nil {
 		return outcome{value: val}, fmt.Errorf("delay: a qdisc fault or delay is already active on %s; stop it first", strings.Join(w.shaped, ", "))
 	}
-	bin, err := localAgent()
+	bin, err := agentExecutable()
 	if err != nil {
-		return outcome{value: val}, err
+		return outcome{value: val}, fmt.Errorf("delay agent: %w", err)
 	}
 	w.shaped = targets
 	landed := newVerdict()
@@ -172,7 +172,7 @@ func (w *Worker) startAgentDelay(ctx context.Context, targets []string, delay, j
 
 // startAgentOn starts the agent on one node, adds the rule and returns
 // what it read back, with "in_effect" the node's landing verdict.
-func (w *Worker) startAgentOn(ctx context.Context, node string, r control.Remote, bin agentBinary, delay, jitter time.Duration) (map[string]any, error) {
+func (w *Worker) startAgentOn(ctx context.Context, node string, r control.Remote, bin string, delay, jitter time.Duration) (map[string]any, error) {
 	ctl, err := w.controller(ctx, node, r)
 	if err != nil {
 		return nil, err
