@@ -233,7 +233,7 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 // history mutated in ways the oracle must reject. Mutants wrong only under
 // real-time order are left out unless the oracle promises real-time order.
 func sensitivity(ctx context.Context, c check.Checker, r *interp.Result, seed uint64) verdict.Sensitivity {
-	rep := mutate.Audit(ctx, c, r.Ops, mutate.Options{Seed: seed, SkipRealtime: !realtimeOracle(r.Check)})
+	rep := mutate.Audit(ctx, c, r.Ops, mutate.Options{Seed: seed, SkipRealtime: !realtimeOracle(r.Check), Baseline: &r.Check})
 	s := verdict.Sensitivity{Ran: true, Checked: rep.Checked, Caught: rep.Caught, Kinds: rep.Kinds, Skipped: rep.Skipped}
 	for _, m := range rep.Escaped {
 		s.Escaped = append(s.Escaped, m.Kind+": "+m.Description)

@@ -150,3 +150,13 @@ func TestAuditCancelled(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+// A baseline the caller already has is used as is, not checked again: an
+// invalid one stops the audit although the history itself is fine.
+func TestAuditUsesGivenBaseline(t *testing.T) {
+	given := check.Result{Checker: "linearizable", Valid: check.Invalid, Summary: "as the run found"}
+	rep := Audit(context.Background(), linearizable(t, "register"), registerHistory(t), Options{Baseline: &given})
+	if rep.Baseline != check.Invalid || rep.Checked != 0 || !strings.Contains(rep.Skipped, "as the run found") {
+		t.Errorf("report %+v, want the given invalid baseline to stop the audit", rep)
+	}
+}
