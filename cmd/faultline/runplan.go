@@ -180,7 +180,7 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 		_ = sess.Event(id, "sensitivity audit", fmt.Sprintf("%d mutants checked, %d caught, %d escaped", ev.Sensitivity.Checked, ev.Sensitivity.Caught, len(ev.Sensitivity.Escaped)), header)
 	}
 	if res.Check.Valid == check.Invalid {
-		ev.Reruns = rerun(ctx, sc, f, sess, id, dir, file, pool, stderr)
+		ev.Reruns = rerun(ctx, sc, f, sess, header, id, dir, file, pool, stderr)
 		// The finding cites both runs: the original first.
 		ev.Reruns.Runs = append([]string{fmt.Sprintf("artifacts/%s: the original run: %s",
 			strings.ReplaceAll(id, "/", "_"), violation(res.Check).Summary)}, ev.Reruns.Runs...)
@@ -195,7 +195,7 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 // schedule (the same ops on the same threads at the same times, the same
 // faults on the same nodes). Each re-run is a session artifact of its own,
 // cited in the finding.
-func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, id, dir, file string,
+func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, header report.Header, id, dir, file string,
 	pool *control.Pool, stderr io.Writer) verdict.Reruns {
 	var out verdict.Reruns
 	var replay *interp.Replay
@@ -213,7 +213,7 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 		} else {
 			o.Replay = replay
 		}
-		_ = sess.Event(id, "re-run", fmt.Sprintf("%d of %d (artifacts/%s)", i, f.reruns, name), report.Header{})
+		_ = sess.Event(id, "re-run", fmt.Sprintf("%d of %d (artifacts/%s)", i, f.reruns, name), header)
 		again, err := interp.Run(ctx, sc, o)
 		out.Attempted++
 		switch {
