@@ -38,10 +38,11 @@ func TestDemoPlanOverSSH(t *testing.T) {
 	suite := filepath.Join("..", "..", "examples", "demo", "faultline.star")
 	code, stdout, stderr := runCLI(t, "run", plan, "--suite", suite, "--yes", "--seed", "5", "--out", out,
 		"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
-	if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") {
-		t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s", code, stdout, stderr)
-	}
 	dir := onlySession(t, filepath.Join(out, "demo-store"))
+	if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") {
+		finding, _ := os.ReadFile(filepath.Join(dir, "findings", "S1.md"))
+		t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s\n%s", code, stdout, stderr, finding)
+	}
 	landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 	for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
 		if landed[f] != "landed" {

@@ -25,7 +25,8 @@ func TestDemo(t *testing.T) {
 	t.Run("clean store passes with every fault landed", func(t *testing.T) {
 		code, stdout, stderr := d.run(t, "demo", "--out", d.out("clean"), "--seed", "7")
 		if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") || !strings.Contains(stdout, "session: DONE") {
-			t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s", code, stdout, stderr)
+			finding, _ := os.ReadFile(filepath.Join(onlySession(t, filepath.Join(d.out("clean"), "demo-store")), "findings", "S1.md"))
+			t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s\n%s", code, stdout, stderr, finding)
 		}
 		for _, want := range []string{"report: ", "replay: faultline replay "} {
 			if !strings.Contains(stdout, want) {
