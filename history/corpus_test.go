@@ -9,7 +9,7 @@ import (
 	"github.com/faultline/faultline/internal/testcorpus"
 )
 
-// corpusFiles lists the history files of a shared corpus and checks that they
+// corpusFiles lists the history files of a testdata/corpus corpus and checks that they
 // are exactly the files its expected.tsv names.
 func corpusFiles(t testing.TB, name, pattern string) []string {
 	t.Helper()

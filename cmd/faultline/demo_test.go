@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -44,6 +45,7 @@ func TestDemo(t *testing.T) {
 			}
 		}
 		d.noNodesLeft(t)
+		d.noLocalDirsLeft(t)
 	})
 
 	var failed string
@@ -57,6 +59,7 @@ func TestDemo(t *testing.T) {
 			"artifacts/S1: the original run: not linearizable", "artifacts/S1-rerun1: invalid again")
 		mustContain(t, filepath.Join(failed, "artifacts", "S1", "checker.txt"), "cannot take effect after the longest linearizable prefix")
 		d.noNodesLeft(t)
+		d.noLocalDirsLeft(t)
 	})
 	if failed == "" {
 		t.Fatal("no failed session to replay")
@@ -79,6 +82,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("replay.json does not link the original session: %+v", rep)
 		}
 		d.noNodesLeft(t)
+		d.noLocalDirsLeft(t)
 	})
 
 	t.Run("reduce finds a smaller failing schedule", func(t *testing.T) {
@@ -99,6 +103,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("history not shrunk: %s", rec.HistoryShrink)
 		}
 		d.noNodesLeft(t)
+		d.noLocalDirsLeft(t)
 	})
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
@@ -109,7 +114,7 @@ func TestDemo(t *testing.T) {
 			}
 			defer cmd.Process.Kill()
 			deadline := time.Now().Add(60 * time.Second)
-			for len(demoNodes()) < 3 {
+			for len(d.nodes()) < 3 {
 				if time.Now().After(deadline) {
 					t.Fatal("the demo's nodes never started")
 				}
@@ -120,6 +125,9 @@ func TestDemo(t *testing.T) {
 			}
 			_ = cmd.Wait()
 			d.noNodesLeft(t)
+			if sig != syscall.SIGKILL {
+				d.noLocalDirsLeft(t) // a SIGKILLed run cannot clean up: d.tmp goes with the test
+			}
 		})
 	}
 }
@@ -128,8 +136,10 @@ func TestDemo(t *testing.T) {
 // when the tests run as root (CI), from a copy every user can execute.
 type demoRunner struct {
 	bin  string
-	root string // world-writable session roots
-	uid  int    // -1: run as ourselves
+	bins []string // bin and its resolved path: argv[0] of the demo nodes this test starts
+	root string   // world-writable session roots
+	tmp  string   // the commands' TMPDIR, so their faultline-local-* node directories are this test's
+	uid  int      // -1: run as ourselves
 }
 
 func newDemoRunner(t *testing.T) *demoRunner {
@@ -138,7 +148,7 @@ func newDemoRunner(t *testing.T) *demoRunner {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	d := &demoRunner{bin: filepath.Join(dir, "faultline"), root: filepath.Join(dir, "out"), uid: -1}
+	d := &demoRunner{bin: filepath.Join(dir, "faultline"), root: filepath.Join(dir, "out"), tmp: filepath.Join(dir, "tmp"), uid: -1}
 	self, err := os.Open(os.Args[0])
 	if err != nil {
 		t.Fatal(err)
@@ -154,10 +164,18 @@ func newDemoRunner(t *testing.T) *demoRunner {
 	if err := bin.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(d.root, 0o777); err != nil {
+	// node.faultline() is os.Executable(), which resolves symlinks (say, in $TMPDIR).
+	resolved, err := filepath.EvalSymlinks(d.bin)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{dir, d.root} {
+	d.bins = []string{d.bin, resolved}
+	for _, p := range []string{d.root, d.tmp} {
+		if err := os.MkdirAll(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{dir, d.root, d.tmp} {
 		if err := os.Chmod(p, 0o777); err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +190,9 @@ func (d *demoRunner) out(name string) string { return filepath.Join(d.root, name
 
 func (d *demoRunner) cmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(d.bin, args...)
-	cmd.Env = append(os.Environ(), "FAULTLINE_AS_MAIN=1", "HOME="+d.root)
+	// FAULTLINE_BINARY is dropped (the last value wins) so the nodes run d.bin,
+	// which is how d.nodes tells this test's nodes from anyone else's.
+	cmd.Env = append(os.Environ(), "FAULTLINE_AS_MAIN=1", "HOME="+d.root, "TMPDIR="+d.tmp, "FAULTLINE_BINARY=")
 	cmd.Dir = d.root
 	if d.uid >= 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(d.uid), Gid: uint32(d.uid)}}
@@ -195,34 +215,57 @@ func (d *demoRunner) run(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// noNodesLeft fails if a demo node outlived the command that started it
-// (waiting a moment for the kernel to deliver parent-death signals).
+// noNodesLeft fails if a demo node this test started outlived the command
+// that started it (waiting a moment for the kernel to deliver parent-death
+// signals).
 func (d *demoRunner) noNodesLeft(t *testing.T) {
 	t.Helper()
-	for i := 0; i < 50 && len(demoNodes()) > 0; i++ {
+	for i := 0; i < 50 && len(d.nodes()) > 0; i++ {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if left := demoNodes(); len(left) > 0 {
+	if left := d.nodes(); len(left) > 0 {
 		t.Errorf("demo node processes left behind: %v", left)
 	}
 }
 
-// demoNodes lists live processes running a demo store node.
-func demoNodes() []string {
+// nodes lists live demo store nodes that this test started: processes
+// running "<d.bin> demo-node". The binary is this test's own copy, so a demo
+// another user or test runs on the host is not counted. The parent chain
+// would not do: a node that outlives a SIGKILLed demo is reparented to init,
+// and that is exactly the leftover to catch.
+func (d *demoRunner) nodes() []string {
 	var out []string
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		data, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(data, []byte("demo-node\x00")) {
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+		if len(argv) < 2 || argv[1] != "demo-node" || !slices.Contains(d.bins, argv[0]) {
 			continue
 		}
 		stat, err := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
 		if err != nil || bytes.Contains(stat, []byte(") Z ")) {
 			continue // gone, or a zombie waiting for its parent
 		}
-		out = append(out, strings.ReplaceAll(string(data), "\x00", " "))
+		out = append(out, filepath.Base(filepath.Dir(p))+": "+strings.Join(argv, " "))
 	}
 	return out
+}
+
+// noLocalDirsLeft fails if a command that ended on its own (or on SIGINT)
+// left a faultline-local-* node directory behind: the session keeps the
+// node logs, the temporary directory must go.
+func (d *demoRunner) noLocalDirsLeft(t *testing.T) {
+	t.Helper()
+	left, err := filepath.Glob(filepath.Join(d.tmp, "faultline-local-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("temporary node directories left behind: %v", left)
+	}
 }
 
 // nemesisOps maps each nemesis completion's f to "landed" or why not.

@@ -1,20 +1,30 @@
-// Package testcorpus locates the shared corpus of public histories for tests.
-// The corpus lives in a directory named shared/ beside the repository (here and
-// in CI), so tests find it by walking up from their working directory. A test
-// that cannot find it fails: a corpus test that silently skips proves nothing.
+// Package testcorpus locates the corpus of public histories for tests. The corpus
+// is part of the repository, in testdata/corpus/<name> at the module root, so that
+// tests pass in any clone; tests find it by walking up from their working directory
+// (the package directory under go test) to the directory whose go.mod declares this
+// module. A test that cannot find a corpus fails: a corpus test that silently skips
+// proves nothing.
 package testcorpus
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// Dir returns the absolute path of shared/corpus/<name>, found by walking up
-// from the working directory to the first ancestor with a shared/corpus
-// subdirectory. It fails the test if there is none or it lacks name.
+// Module is the module path whose root holds testdata/corpus. A go.mod of any
+// other module on the way up (a nested example module, say) is passed over.
+const Module = "github.com/faultline/faultline"
+
+// Dir returns the absolute path of testdata/corpus/<name> under the root of
+// Module, found by walking up from the working directory. It fails the test if
+// no ancestor is that module's root or the root has no such corpus directory.
 func Dir(t testing.TB, name string) string {
 	t.Helper()
 	wd, err := os.Getwd()
@@ -22,23 +32,69 @@ func Dir(t testing.TB, name string) string {
 		t.Fatalf("testcorpus: %v", err)
 		return ""
 	}
-	for dir := wd; ; {
-		corpus := filepath.Join(dir, "shared", "corpus")
-		if fi, err := os.Stat(corpus); err == nil && fi.IsDir() {
-			path := filepath.Join(corpus, name)
-			if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-				t.Fatalf("testcorpus: %s has no corpus %q", corpus, name)
+	root, err := moduleRoot(wd, Module)
+	if err != nil {
+		t.Fatalf("testcorpus: %v", err)
+		return ""
+	}
+	path := filepath.Join(root, "testdata", "corpus", name)
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		t.Fatalf("testcorpus: the module root %s has no corpus %q (want a directory %s)", root, name, path)
+		return ""
+	}
+	return path
+}
+
+// moduleRoot returns the nearest directory at or above start whose go.mod
+// declares module, so the corpus is found from any package directory.
+func moduleRoot(start, module string) (string, error) {
+	for dir := start; ; {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		switch {
+		case err == nil:
+			if modulePath(data) == module {
+				return dir, nil
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return "", fmt.Errorf("find the root of module %s: %w", module, err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod of module %s at or above %s", module, start)
+		}
+		dir = parent
+	}
+}
+
+// modulePath returns the path in a go.mod's module directive, or "" if it has
+// none. It reads only that directive (bare or quoted, with an optional trailing
+// comment), which is all that locating the root needs, so the package stays
+// free of dependencies.
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line = strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(line, "module")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"') {
+			continue // not the module directive (e.g. a "modulefoo" line or a comment)
+		}
+		rest = strings.TrimSpace(rest)
+		if i := strings.Index(rest, "//"); i >= 0 && !strings.HasPrefix(rest, `"`) {
+			rest = strings.TrimSpace(rest[:i])
+		}
+		if strings.HasPrefix(rest, `"`) {
+			unq, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return ""
+			}
+			path, err := strconv.Unquote(unq)
+			if err != nil {
 				return ""
 			}
 			return path
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatalf("testcorpus: no shared/corpus directory above %s", wd)
-			return ""
-		}
-		dir = parent
+		return rest
 	}
+	return ""
 }
 
 // Expected reads the corpus's expected.tsv (a header line, then "file<TAB>verdict"

@@ -8,7 +8,9 @@ import (
 	"testing"
 )
 
-func TestSharedCorpora(t *testing.T) {
+// TestRepositoryCorpora checks the real, in-repository corpora: every file
+// expected.tsv lists exists and has one of the two verdicts.
+func TestRepositoryCorpora(t *testing.T) {
 	for _, name := range []string{"porcupine-etcd", "porcupine-kv"} {
 		dir := Dir(t, name)
 		if !filepath.IsAbs(dir) || filepath.Base(dir) != name {
@@ -41,44 +43,109 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	}
 }
 
-// fakeTree builds root/repo/pkg and root/shared/corpus/c with the given
-// expected.tsv, and moves into root/repo/pkg, like a package test in CI.
+// fakeTree builds root/go.mod (module Module), root/testdata/corpus/c with the
+// given expected.tsv (none if tsv is ""), and root/pkg/sub, and moves into
+// root/pkg/sub, like a package test in a clone.
 func fakeTree(t *testing.T, tsv string) (root string) {
 	root = t.TempDir()
-	pkg := filepath.Join(root, "repo", "pkg")
-	corpus := filepath.Join(root, "shared", "corpus", "c")
+	pkg := filepath.Join(root, "pkg", "sub")
+	corpus := filepath.Join(root, "testdata", "corpus", "c")
 	for _, d := range []string{pkg, corpus} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	writeFile(t, filepath.Join(root, "go.mod"), "module "+Module+"\n\ngo 1.26\n")
 	if tsv != "" {
-		if err := os.WriteFile(filepath.Join(corpus, "expected.tsv"), []byte(tsv), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(corpus, "expected.tsv"), tsv)
 	}
 	t.Chdir(pkg)
 	return root
 }
 
-func TestDirWalksUp(t *testing.T) {
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDirWalksUpToModuleRoot(t *testing.T) {
 	root := fakeTree(t, "")
 	r := &recorder{TB: t}
 	got := Dir(r, "c")
-	want := filepath.Join(root, "shared", "corpus", "c")
+	want := filepath.Join(root, "testdata", "corpus", "c")
 	if r.failed != "" || got != want {
 		t.Errorf("Dir = %q (failure %q), want %q", got, r.failed, want)
 	}
-	if r := (&recorder{TB: t}); Dir(r, "missing") != "" || !strings.Contains(r.failed, `no corpus "missing"`) {
+	if r := (&recorder{TB: t}); Dir(r, "missing") != "" || !strings.Contains(r.failed, `has no corpus "missing"`) {
 		t.Errorf("missing corpus: failure %q", r.failed)
 	}
 }
 
-func TestDirFailsWithoutCorpus(t *testing.T) {
-	t.Chdir(t.TempDir())
+// TestDirSkipsOtherModules: a nested module's go.mod (with its own testdata)
+// is not the root, so the walk goes on up to this module's go.mod.
+func TestDirSkipsOtherModules(t *testing.T) {
+	root := fakeTree(t, "")
+	nested := filepath.Join(root, "pkg")
+	writeFile(t, filepath.Join(nested, "go.mod"), "module example.com/other\n")
+	if err := os.MkdirAll(filepath.Join(nested, "testdata", "corpus", "c"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r := &recorder{TB: t}
-	if got := Dir(r, "c"); got != "" || !strings.Contains(r.failed, "no shared/corpus directory above") {
+	if got, want := Dir(r, "c"), filepath.Join(root, "testdata", "corpus", "c"); r.failed != "" || got != want {
+		t.Errorf("Dir = %q (failure %q), want %q", got, r.failed, want)
+	}
+}
+
+// TestDirIgnoresSharedBeside: a shared/corpus beside the repository (where the
+// corpus used to live) is never used; without the in-repo copy the test fails.
+func TestDirIgnoresSharedBeside(t *testing.T) {
+	top := t.TempDir()
+	repo := filepath.Join(top, "repo")
+	for _, d := range []string{filepath.Join(top, "shared", "corpus", "c"), filepath.Join(repo, "pkg")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(repo, "go.mod"), "module "+Module+"\n")
+	t.Chdir(filepath.Join(repo, "pkg"))
+	r := &recorder{TB: t}
+	if got := Dir(r, "c"); got != "" || !strings.Contains(r.failed, `has no corpus "c"`) {
+		t.Errorf("Dir = %q, failure %q; want a failure naming the missing corpus", got, r.failed)
+	}
+}
+
+func TestDirFailsWithoutModuleRoot(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/other\n")
+	t.Chdir(dir)
+	r := &recorder{TB: t}
+	if got := Dir(r, "c"); got != "" || !strings.Contains(r.failed, "no go.mod of module "+Module) {
 		t.Errorf("Dir = %q, failure %q; want a failure", got, r.failed)
+	}
+}
+
+func TestModulePath(t *testing.T) {
+	tests := []struct {
+		name, gomod, want string
+	}{
+		{"bare", "module github.com/faultline/faultline\n\ngo 1.26\n", "github.com/faultline/faultline"},
+		{"after comments and blank lines", "// a comment\n\nmodule example.com/m\n", "example.com/m"},
+		{"trailing comment", "module example.com/m // the module\n", "example.com/m"},
+		{"quoted", "module \"example.com/m\"\n", "example.com/m"},
+		{"tab and CRLF", "module\texample.com/m\r\n", "example.com/m"},
+		{"major version suffix is another module", "module example.com/m/v2\n", "example.com/m/v2"},
+		{"longer keyword is not the directive", "modulex example.com/m\n", ""},
+		{"no directive", "go 1.26\n", ""},
+		{"bad quoting", "module \"example.com/m\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := modulePath([]byte(tt.gomod)); got != tt.want {
+				t.Errorf("modulePath(%q) = %q, want %q", tt.gomod, got, tt.want)
+			}
+		})
 	}
 }
 
