@@ -286,7 +286,9 @@ func FuzzEDN(f *testing.F) {
 			}
 			return
 		}
-		assertRoundTrips(t, file.Ops, false)
+		// The reader takes keywords Clojure refuses (:1x); no writer can
+		// spell those as keywords, so they round-trip as JepsenOps makes them.
+		assertRoundTrips(t, JepsenOps(file.Ops), false)
 	})
 }
 

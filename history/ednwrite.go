@@ -3,7 +3,11 @@ package history
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,9 +18,108 @@ import (
 // The nemesis process is :nemesis; type is a keyword, and so is f when it is a
 // valid keyword name (else a string). Key, error, node and fault_epoch appear
 // only when set, then Extra entries, sorted. Map keys are keywords where they
-// can be. The output reads back through Read as the same ops.
+// can be. The output reads back through Read as the same ops; a Keyword value
+// that has no valid EDN spelling is therefore an error (ExportEDN writes it as
+// a string instead).
 func WriteEDN(w io.Writer, ops []Op) error {
 	return writeOps(w, ops, "EDN", appendEDNOp)
+}
+
+// ExportEDN writes ops as the history.edn Jepsen itself would have written,
+// for Clojure tools to read (one map per line, as WriteEDN writes them): the
+// ops are first put in Jepsen's conventions by JepsenOps. Reading the output
+// back gives JepsenOps(ops).
+func ExportEDN(w io.Writer, ops []Op) error {
+	return WriteEDN(w, JepsenOps(ops))
+}
+
+// JepsenOps returns ops in the conventions of a Jepsen history, leaving ops
+// untouched:
+//
+//   - a nemesis op is :info whether it is the invocation or the completion
+//     (faultline records the nemesis invocation as invoke, Jepsen as info;
+//     Pair pairs the two info ops all the same);
+//   - a Keyword that no EDN reader accepts (see isKeywordName) becomes a
+//     string with its text, which is what it would have been in JSONL.
+//
+// Op fields, map keys and values that are not keywords need no change: the
+// EDN writer already spells them as strings where a keyword would be invalid.
+// Ops that need no change share their values with ops.
+func JepsenOps(ops []Op) []Op {
+	out := make([]Op, len(ops))
+	for i, op := range ops {
+		if op.Process == NemesisProcess && op.Type == Invoke {
+			op.Type = Info
+		}
+		op.Key, _ = ednSafe(op.Key, 0)
+		op.Value, _ = ednSafe(op.Value, 0)
+		op.Error, _ = ednSafe(op.Error, 0)
+		if op.Extra != nil {
+			if m, changed := ednSafeMap(op.Extra, 0); changed {
+				op.Extra = m
+			}
+		}
+		out[i] = op
+	}
+	return out
+}
+
+// ednSafe returns v with every keyword that has no EDN spelling replaced by
+// its text, and whether it changed anything. Only the collections on the way
+// to such a keyword are copied. Past maxDepth v is returned as it is, for the
+// writer to refuse.
+func ednSafe(v any, depth int) (any, bool) {
+	if depth > maxDepth {
+		return v, false
+	}
+	switch x := v.(type) {
+	case Keyword:
+		if !isKeywordName(string(x)) {
+			return string(x), true
+		}
+	case []any:
+		if out, changed := ednSafeSlice(x, depth); changed {
+			return out, true
+		}
+	case Set:
+		if out, changed := ednSafeSlice(x, depth); changed {
+			return Set(out), true
+		}
+	case map[string]any:
+		if out, changed := ednSafeMap(x, depth); changed {
+			return out, true
+		}
+	}
+	return v, false
+}
+
+// ednSafeSlice applies ednSafe to the elements of vs; when one changes, it
+// returns a copy holding the changes.
+func ednSafeSlice(vs []any, depth int) ([]any, bool) {
+	var out []any
+	for i, e := range vs {
+		if w, changed := ednSafe(e, depth+1); changed {
+			if out == nil {
+				out = slices.Clone(vs)
+			}
+			out[i] = w
+		}
+	}
+	return out, out != nil
+}
+
+// ednSafeMap is ednSafeSlice for map values.
+func ednSafeMap(m map[string]any, depth int) (map[string]any, bool) {
+	var out map[string]any
+	for k, e := range m {
+		if w, changed := ednSafe(e, depth+1); changed {
+			if out == nil {
+				out = maps.Clone(m)
+			}
+			out[k] = w
+		}
+	}
+	return out, out != nil
 }
 
 // KeyText names a key the way checkers, clients and reports agree on:
@@ -188,14 +291,45 @@ func (e *ednEncoder) object(m map[string]any) {
 	e.leave()
 }
 
-// isKeywordName reports whether :s reads back as the keyword s: every byte is a
-// token constituent and the text is valid UTF-8.
+// isKeywordName reports whether :s is a keyword that every EDN reader
+// accepts, Clojure's clojure.edn and LispReader among them, and reads back as
+// the keyword s. It follows the EDN spec's symbol rules, and Clojure's where
+// they are stricter: an optional namespace and a name, split by at most one
+// '/', each part non-empty, of letters, digits and . * + ! - _ ? $ % & = < >,
+// with ':' and '#' allowed after a part's first character; a part starts with
+// no digit, nor with - + or . followed by a digit; and neither "::" nor a
+// trailing ':' appears, since Clojure refuses both. Text outside these rules
+// (spaces, "1x", "a/b/c", ":x", "x'") must be written as a string: our own
+// reader is lenient and would take it back, but Clojure's would not.
 func isKeywordName(s string) bool {
-	if s == "" || !utf8.ValidString(s) {
+	if !utf8.ValidString(s) {
 		return false
 	}
-	for i := 0; i < len(s); i++ {
-		if !isConstituent(s[i]) {
+	if ns, name, ok := strings.Cut(s, "/"); ok {
+		return isSymbolPart(ns) && isSymbolPart(name)
+	}
+	return isSymbolPart(s)
+}
+
+// isSymbolPart reports whether s can be the namespace or the name of an EDN
+// symbol or keyword (see isKeywordName). '/' is never part of one.
+func isSymbolPart(s string) bool {
+	if s == "" || isDigit(s[0]) || s[0] == ':' || s[0] == '#' {
+		return false
+	}
+	if (s[0] == '-' || s[0] == '+' || s[0] == '.') && len(s) > 1 && isDigit(s[1]) {
+		return false // would read as a number, or be refused as a malformed one
+	}
+	if strings.Contains(s, "::") || s[len(s)-1] == ':' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			if !isASCIILetter(byte(r)) && !isDigit(byte(r)) && !strings.ContainsRune(".*+!-_?$%&=<>:#", r) {
+				return false
+			}
+		case !unicode.IsLetter(r): // "alphanumeric": letters of any script, not symbols or marks
 			return false
 		}
 	}
