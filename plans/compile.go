@@ -127,7 +127,7 @@ func (d *draft) load(fn string) {
 // unit compiles one scenario or arm.
 func (c *compiler) unit(u unit) CompiledScenario {
 	d := &draft{u: u}
-	d.set("name", starQuote(u.id()))
+	d.set("name", starQuote(ScenarioName(u.id())))
 	d.set("description", starQuote(u.name()))
 	if len(u.s.Falsifies) > 0 {
 		d.set("falsifies", starList(u.s.Falsifies))
@@ -217,6 +217,12 @@ func (u unit) name() string {
 	}
 	return u.s.Name
 }
+
+// ScenarioName is the Starlark scenario name of the unit with id: the id with
+// an arm's "/" folded to "_" ("S1/api" → "S1_api"), the same folding the
+// session's artifact directories use, since the interpreter names a
+// directory after a scenario. Verdicts and reports keep the id itself.
+func ScenarioName(id string) string { return strings.ReplaceAll(id, "/", "_") }
 
 var unsafeFileRune = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 

@@ -37,15 +37,22 @@ var checkerCalls = []checkerCall{
 	{"exactly-once", `check.exactly_once()`},
 	{"replica-reconciliation", `check.replicas()`},
 	{"final-state-invariant", `check.final_state()`},
-	{"fairness", ""},
-	{"slo", ""},
+	{"boundary", `check.boundary()`},
+	{"prefix-order", `check.prefix_order()`},
+	{"replay-equivalence", `check.replay_equivalence()`},
+	{"mutual-exclusion", `check.mutual_exclusion()`},
+	{"fairness", `check.fairness(%s)`},
+	{"slo", `check.slo(%s)`},
 	{"bounded-recovery", `check.recovery(within = %s)`},
-	{"prefix-order", ""},
-	{"replay-equivalence", ""},
-	{"mutual-exclusion", ""},
 	{"predicate", ""},
 	{"zero-count", ""},
 }
+
+// genericFamilies are the checker families that name a comparison, not a
+// checker: "cross_tenant_reads == 0", "0 duplicate charges". In a clause that
+// also names a mapped checker they are that checker's bound and need nothing
+// of their own; alone they need the author's Starlark.
+var genericFamilies = map[string]bool{"predicate": true, "zero-count": true}
 
 // txnFamilies take check.transactional's workload argument; the others that
 // take an argument (linearizable) take the register model.
@@ -69,21 +76,28 @@ func (c *compiler) checker(d *draft, w workloadUse, over overrideSet) {
 		return
 	}
 	class := ClassifyOracle(f.Value)
-	var calls, unmapped []string
+	var calls, unmapped, mapped []string
 	for _, row := range checkerCalls {
-		if !contains(class.Checkers, row.family) {
+		if !contains(class.Checkers, row.family) || genericFamilies[row.family] {
 			continue
 		}
-		call, why := row.render(w, f.Value)
+		call, why := row.render(w, f.Value, c.group(u), c.thresholds(u))
 		if call == "" {
 			unmapped = append(unmapped, row.family+why)
 			continue
 		}
+		mapped = append(mapped, row.family)
 		if !contains(calls, call) {
 			calls = append(calls, call)
 			d.record(FieldOracle, f.Pos.Line, row.family, call)
 		}
 	}
+	for _, fam := range class.Checkers {
+		if genericFamilies[fam] && !coveredClauses(f.Value, fam, mapped) {
+			unmapped = append(unmapped, fam)
+		}
+	}
+	c.needs(d, w, mapped, f, over)
 	if len(unmapped) > 0 || len(calls) == 0 {
 		msg := fmt.Sprintf("oracle %q has no check.* mapping", oneLine(f.Value))
 		if len(unmapped) > 0 {
@@ -103,8 +117,9 @@ func (c *compiler) checker(d *draft, w workloadUse, over overrideSet) {
 }
 
 // render fills the row's argument from the workload (or, for a bound, from
-// the oracle text); an empty call comes with the reason.
-func (row checkerCall) render(w workloadUse, oracle string) (string, string) {
+// the oracle text; group and thresholds are the §7.M.S fairness fields); an
+// empty call comes with the reason.
+func (row checkerCall) render(w workloadUse, oracle, group, thresholds string) (string, string) {
 	if row.call == "" {
 		return "", ""
 	}
@@ -114,6 +129,10 @@ func (row checkerCall) render(w workloadUse, oracle string) (string, string) {
 	switch {
 	case row.family == "bounded-recovery":
 		return recoveryArgs(row.call, oracle)
+	case row.family == "slo":
+		return sloArgs(row.call, oracle)
+	case row.family == "fairness":
+		return fairnessArgs(row.call, oracle+"; "+thresholds, group)
 	case txnFamilies[row.family] && w.model != nil && w.model.txn != "":
 		return fmt.Sprintf(row.call, w.model.txn), ""
 	case row.family == "linearizable" && w.keyed && w.model != nil && (w.model.linear == "register" || w.model.linear == "cas-register"):
@@ -133,6 +152,10 @@ func (row checkerCall) placeholder() string {
 	switch {
 	case row.family == "bounded-recovery":
 		return `"<bound>"` + `[, f = ["write", "cas"]]`
+	case row.family == "slo":
+		return `p50 / p99 / p999 = "<bound>", error_rate = <fraction>[, f = [...]]`
+	case row.family == "fairness":
+		return `group = "<field>", max_p99_ratio = <t>, min_throughput = <t>, max_error_rate = <t>, repeat = "repeat", max_spread = <t>`
 	case txnFamilies[row.family]:
 		return "<workload>"
 	}
@@ -157,6 +180,9 @@ func recoveryArgs(call, oracle string) (string, string) {
 		return "", ` (no bound: write "within N s")`
 	}
 	d, ok := parseDur(m[1], m[2])
+	if !ok && nonPositive(m[1]) {
+		return "", fmt.Sprintf(" (the bound %q is zero or negative)", strings.TrimSpace(m[0]))
+	}
 	if !ok {
 		return "", fmt.Sprintf(" (cannot read the bound %q)", strings.TrimSpace(m[0]))
 	}

@@ -59,7 +59,9 @@ type scheduleTerm struct {
 	re      *regexp.Regexp
 }
 
-const durRe = `(\d+(?:\.\d+)?)\s*(ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b`
+// durRe reads a duration; the sign is captured too, so that "for -5s" is
+// reported as a negative duration instead of being skipped as no duration.
+const durRe = `([-−]?\d+(?:\.\d+)?)\s*(ms|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b`
 
 // scheduleTerms: "restart after" before "for", which a kill reads as restart.
 var scheduleTerms = []scheduleTerm{
@@ -111,7 +113,11 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 			continue
 		}
 		k := matchFaultKind(clause)
-		sched := scheduleOf(clause)
+		sched, bad := scheduleOf(clause)
+		for _, b := range bad {
+			c.diag(Error, u, FieldFaults, f.Pos.Line, fmt.Sprintf("duration %q in %q is zero or negative", b, clause),
+				"state a positive duration (a zero hold or interval is no fault; the default would be used in its place)")
+		}
 		switch {
 		case k != nil && !faultCount.MatchString(clause):
 			ft := fault{kind: k, args: sched, text: clause}
@@ -157,6 +163,7 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 				}
 			}
 		case faultNoise.MatchString(clause):
+		case len(bad) > 0: // reported above
 		default:
 			c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("fault phrase %q is not in the vocabulary", clause),
 				"use a fault ("+kindNames()+") with a target and a schedule (at T+30s, for 20s, every 10s, restart after 10s), or a ```starlark nemesis = ... block")
@@ -305,8 +312,12 @@ func matchTarget(clause string) string {
 }
 
 // scheduleOf reads every schedule phrase of a clause into nemesis arguments.
-func scheduleOf(clause string) map[string]string {
-	out := map[string]string{}
+// bad lists the phrases whose duration is zero or negative ("for 0s",
+// "every -5s"): they set nothing, and the caller must report them, since
+// dropping them would silently leave the nemesis default in their place. A
+// start of zero ("at T+0s") is a fault at the very beginning, not an error.
+func scheduleOf(clause string) (args map[string]string, bad []string) {
+	args = map[string]string{}
 	for _, s := range scheduleTerms {
 		m := s.re.FindStringSubmatch(clause)
 		if m == nil {
@@ -317,10 +328,33 @@ func scheduleOf(clause string) map[string]string {
 			n, unit = m[3], m[4]
 		}
 		if d, ok := parseDur(n, unit); ok {
-			out[s.arg] = starQuote(formatDuration(d))
+			args[s.arg] = starQuote(formatDuration(d))
+			continue
+		}
+		switch {
+		case s.arg == "start" && isZero(n):
+			args[s.arg] = starQuote("0s")
+		case nonPositive(n):
+			bad = append(bad, strings.TrimSpace(m[0]))
 		}
 	}
-	return out
+	return args, bad
+}
+
+// isZero reports whether the number n is zero ("0", "0.0").
+func isZero(n string) bool {
+	v, err := strconv.ParseFloat(n, 64)
+	return err == nil && v == 0
+}
+
+// nonPositive reports whether the number n of a duration phrase is zero or
+// negative (an ASCII or a Unicode minus).
+func nonPositive(n string) bool {
+	if strings.HasPrefix(n, "−") {
+		return true
+	}
+	v, err := strconv.ParseFloat(n, 64)
+	return err == nil && v <= 0
 }
 
 // parseDur reads a number and a unit from durRe.

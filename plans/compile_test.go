@@ -104,6 +104,7 @@ func TestCompileWorkload(t *testing.T) {
 		{"register", []string{`"register")`, "workload = register()"}},
 		{"cas-register over 8 keys", []string{`"cas_register")`, "cas_register(keys = 8)"}},
 		{"compare-and-swap register, 3 keys", []string{"cas_register(keys = 3)"}},
+		{"cas-register over 6 keys, 30 ops per key; 150 ops/s total", []string{`gen.stagger("6.666666ms", cas_register(keys = 6, ops_per_key = 30))`}},
 		{"list-append over 10 keys", []string{"list_append(keys = 10)"}},
 		{"rw-register", []string{"rw_register()"}},
 		{"bank transfers between 5 accounts", []string{"workload = bank()"}},
@@ -189,6 +190,8 @@ func TestCompileSchedules(t *testing.T) {
 			[]string{"nemesis.compose([", `nemesis.partition(spec = "minority", start = "30s", hold = "20s", interval = "2m"),`,
 				`nemesis.kill(nodes = "one", start = "90s", interval = "2m", pattern = suite.db.kill_pattern, command = suite.db.start, pidfile = suite.db.pidfile, logfile = suite.db.logfile),`}},
 		{"pause the leader for 500ms every 1 hour", []string{`nemesis.pause(nodes = "primaries", hold = "500ms", interval = "1h", pattern = suite.db.kill_pattern)`}},
+		// T+0s is a fault at the start, not a dropped phrase.
+		{"minority partition at T+0s for 20s", []string{`nemesis.partition(spec = "minority", start = "0s", hold = "20s", repeat = False)`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -220,6 +223,18 @@ func TestCompileChecker(t *testing.T) {
 		{"register", "a new leader is elected within 5s", []string{`check.recovery(within = "5s")`}},
 		{"register", "the cluster fails over in less than 1.5 minutes", []string{`check.recovery(within = "90s")`}},
 		{"register", "service recovers within 500 ms of the heal", []string{`check.recovery(within = "500ms")`}},
+		// The spec's oracle families (§4) with their bounds from the text.
+		{"register", "p99 latency under 200 ms", []string{`check.slo(p99 = "200ms")`}},
+		{"register", "p99 < 200ms", []string{`check.slo(p99 = "200ms")`}},
+		{"register", "PUT p99 ≤ 20 ms and p50 <= 2 ms", []string{`check.slo(p99 = "20ms", p50 = "2ms", f = ["write", "put", "cas"])`}},
+		{"register", "≤ 250 ms p99.9 over 10 s windows, error rate < 1%", []string{`check.slo(p999 = "250ms", error_rate = 0.01, window = "10s")`}},
+		{"register", "availability ≥ 99.9% for reads", []string{`check.slo(error_rate = 0.001, f = ["read", "get"])`}},
+		{"tenants", "worst_group_p99 / aggregate_p99 <= 2 per tenant; min_group_throughput >= 50; error_rate_by_group == 0",
+			[]string{`check.fairness(group = "tenant", max_p99_ratio = 2, min_throughput = 50, max_error_rate = 0)`}},
+		{"register", "repeat_spread <= 10%", []string{`check.fairness(repeat = "repeat", max_spread = 0.1)`}},
+		{"tenants", "tenant B's keys never appear in any response", []string{"check.boundary()"}},
+		{"tenants", "0 cross-tenant reads; positive controls: each tenant reads its own keys", []string{"check.boundary()"}},
+		{"tenants", "cross_tenant_reads == 0 over every adversarial pair", []string{"check.boundary()"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.oracle, func(t *testing.T) {
@@ -285,7 +300,7 @@ func TestCompileOverrides(t *testing.T) {
 		want  []string
 		whole bool
 	}{
-		{"workload field", unitPlan{workload: "tenants write 500 keys", oracle: "no-lost-ack",
+		{"workload field", unitPlan{workload: "blobs write 500 keys", oracle: "no-lost-ack",
 			extra: "\n```starlark\nworkload = gen.mix([\n    put(),\n])\n```\n"},
 			[]string{"# override: ```starlark block at plan line 12", "workload = gen.mix([\n        put(),\n    ]),"}, false},
 		{"checker field", unitPlan{oracle: "cross_tenant_reads == 0",
@@ -348,8 +363,17 @@ func TestCompileUnmapped(t *testing.T) {
 		line  int
 		msg   string
 	}{
-		{"workload", unitPlan{workload: "tenants write 500 keys", oracle: "no-lost-ack"}, Error, FieldWorkload, 7, `names no known model`},
-		{"oracle slo", unitPlan{oracle: "p99 latency under 200 ms"}, Error, FieldOracle, 9, "oracle names slo"},
+		{"workload", unitPlan{workload: "blobs write 500 keys", oracle: "no-lost-ack"}, Error, FieldWorkload, 7, `names no known model`},
+		{"oracle slo percentile", unitPlan{oracle: "p95 latency under 200 ms"}, Error, FieldOracle, 9, "slo (check.slo bounds p50, p99 and p99.9, not p95)"},
+		{"oracle slo throughput", unitPlan{oracle: "p99 < 20ms and throughput >= 1000 ops/s"}, Error, FieldOracle, 9, "not throughput"},
+		{"oracle slo zero bound", unitPlan{oracle: "p99 < 0ms"}, Error, FieldOracle, 9, "is not a positive duration"},
+		{"oracle fairness without threshold", unitPlan{oracle: "per-group p99 compared across tenants"}, Error, FieldOracle, 9, "fairness (no threshold"},
+		{"oracle predicate beside a checker", unitPlan{oracle: "linearizable, dup_count == 0"}, Error, FieldOracle, 9, "oracle names predicate"},
+		{"boundary on a register workload", unitPlan{oracle: "tenant B's keys never appear in any response"}, Warning, FieldOracle, 9,
+			"boundary needs ops that carry a tenant"},
+		{"mutual exclusion needs lock ops", unitPlan{oracle: "mutual exclusion: at most one holder"}, Warning, FieldOracle, 9, "acquire and release ops"},
+		{"prefix order needs views", unitPlan{oracle: "prefix order of every consumer view"}, Warning, FieldOracle, 9, "consumer reads that return the log"},
+		{"replay needs a replay op", unitPlan{oracle: "replay equivalence from the snapshot"}, Warning, FieldOracle, 9, "a :replay op"},
 		{"oracle recovery without a time", unitPlan{oracle: "throughput recovers within 5 % of baseline"}, Error, FieldOracle, 9, `bounded-recovery (no bound: write "within N s")`},
 		{"oracle txn on register", unitPlan{oracle: "serializable"}, Error, FieldOracle, 9, "needs a list-append or rw-register workload"},
 		{"oracle linearizable on bank", unitPlan{workload: "bank", oracle: "linearizable"}, Error, FieldOracle, 9, "needs a register or cas-register workload"},
@@ -357,6 +381,9 @@ func TestCompileUnmapped(t *testing.T) {
 		{"fault", unitPlan{faults: "clock skew of 5s"}, Warning, FieldFaults, 8, `fault phrase "clock skew of 5s" is not in the vocabulary`},
 		{"fault target", unitPlan{faults: "kill -9 at T+10s"}, Warning, FieldFaults, 8, "names no target"},
 		{"loss", unitPlan{faults: "packet loss on the leader"}, Warning, FieldFaults, 8, "states no percentage"},
+		{"zero hold", unitPlan{faults: "minority partition at T+10s for 0s"}, Error, FieldFaults, 8, `duration "for 0s" in "minority partition at T+10s for 0s" is zero or negative`},
+		{"zero recovery bound", unitPlan{oracle: "writes resume within 0 s of each kill"}, Error, FieldOracle, 9, `the bound "within 0 s" is zero or negative`},
+		{"negative interval", unitPlan{faults: "minority partition at T+10s for 5s; repeat every -5s"}, Error, FieldFaults, 8, `duration "every -5s"`},
 		{"evidence", unitPlan{faults: "minority partition", landing: "the dashboard turns red"}, Warning, FieldLanding, 14, "not in the vocabulary"},
 		{"evidence no builtin", unitPlan{faults: "kill -9 of the leader", landing: "PID gone and a new leader"}, Warning, FieldLanding, 14, `"new leader" has no evidence.* builtin`},
 	}

@@ -37,7 +37,7 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 	})
 	b.WriteString("\n## Workload parameters\n\n")
 	mdTable(&b, []string{"Plan phrase", "Sets", "Example"}, func(add func(...string)) {
-		examples := map[string]string{"keys": "`cas_register(keys = 8)`", "concurrency": "`concurrency = \"2n\"` (per node) or `concurrency = 10`",
+		examples := map[string]string{"keys": "`cas_register(keys = 8)`", "ops_per_key": "`cas_register(keys = 6, ops_per_key = 30)` (a register retires after 30 ops)", "concurrency": "`concurrency = \"2n\"` (per node) or `concurrency = 10`",
 			"rate": "200 ops/s → `gen.stagger(\"5ms\", ...)` (1/R seconds between ops)"}
 		for _, p := range workloadParams {
 			add(p.phrase, p.target, examples[p.target])
@@ -55,13 +55,13 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 			add("`\""+t.spec+"\"`", t.phrases)
 		}
 	})
-	b.WriteString("\n## Fault schedules\n\nA clause with no fault of its own (\"repeat the pair every 2 min\", \"4 kills per hardening run, 60 s apart\") sets the interval of every fault before it; with a tier qualifier (\"in the hardening tier\", \"per hardening run\") only in that tier, and the scenario gets one nemesis per tier (`nemesis = {\"smoke\": ..., \"hardening\": ...}`). A fault with no interval happens once (`repeat = False`). For a kill, `for 20s` means `restart = \"20s\"`. Fault counts need no Starlark: each tier's `budget(faults = N)` bounds them. A fault that starts at or after the end of a tier's runs is a warning: that tier never injects it.\n\n")
+	b.WriteString("\n## Fault schedules\n\nA clause with no fault of its own (\"repeat the pair every 2 min\", \"4 kills per hardening run, 60 s apart\") sets the interval of every fault before it; with a tier qualifier (\"in the hardening tier\", \"per hardening run\") only in that tier, and the scenario gets one nemesis per tier (`nemesis = {\"smoke\": ..., \"hardening\": ...}`). A fault with no interval happens once (`repeat = False`). For a kill, `for 20s` means `restart = \"20s\"`. Fault counts need no Starlark: each tier's `budget(faults = N)` bounds them. A fault that starts at or after the end of a tier's runs is a warning: that tier never injects it. A zero or negative hold, interval or restart delay (\"for 0s\", \"every -5s\"), like a zero or negative budget duration, is an error (lint rule duration-nonpositive), never replaced by the default; \"at T+0s\" is a fault at the very start (`start = \"0s\"`).\n\n")
 	mdTable(&b, []string{"Argument", "Plan phrases"}, func(add func(...string)) {
 		for _, s := range scheduleTerms {
 			add("`"+s.arg+"`", s.phrases)
 		}
 	})
-	b.WriteString("\n## Oracle → checkers\n\nThe Oracle (or the §7.M Checker when there is no Oracle) is classified by the oracle vocabulary of `plans/oracle.go`; each family becomes a call in `check.compose([...])`, which always ends with `check.stats()`. A family with no call is recognised but needs bounds or names only the author can give: it is an error, so a ```starlark checker = ... block must say it.\n\n")
+	b.WriteString("\n## Oracle → checkers\n\nThe Oracle (or the §7.M Checker when there is no Oracle) is classified by the oracle vocabulary of `plans/oracle.go`; each family becomes a call in `check.compose([...])`, which always ends with `check.stats()`. A family with no call is recognised but needs bounds or names only the author can give: it is an error, so a ```starlark checker = ... block must say it. A comparison (predicate, zero-count: \"cross_tenant_reads == 0\", \"0 cross-tenant reads\") in a clause that names a mapped checker is that checker's bound and needs no call of its own; the oracle is cut into clauses at \";\", \",\", parentheses, \"and\" and \"plus\". SLO and fairness bounds come from the text: `p50`/`p99`/`p99.9` against a duration (\"p99 < 200ms\", \"≤ 20 ms p99\"; `<` and `≤` both set the bound), \"error rate < 1%\", \"availability ≥ 99.9%\", \"over 10 s windows\"; `worst_group_p99 / aggregate_p99 <= t`, `min_group_throughput >= t`, `error_rate_by_group == t`, `repeat_spread <= t` (ops carry their repeat in the op field `repeat`), grouped by the §7.M.S Group dimension or the oracle's \"per tenant\". An SLO that names only writes (or only reads) judges only those functions. A bound the checker cannot judge (p95, throughput) is an error, not a weaker check.\n\n")
 	mdTable(&b, []string{"Checker family", "Starlark"}, func(add func(...string)) {
 		for _, row := range checkerCalls {
 			call := "— (error: write a `checker = ...` block)"
@@ -69,6 +69,16 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 				call = "`" + strings.ReplaceAll(row.call, "%s", row.placeholder()) + "`"
 			}
 			add(row.family, call)
+		}
+	})
+	b.WriteString("\nSome checkers judge ops only some workloads issue. When the compiled workload does not issue them, the compiler warns at the Oracle line (the verdict would be unknown); a ```starlark block for the argument named answers it.\n\n")
+	mdTable(&b, []string{"Checker family", "The history must hold", "Workload models that issue it", "Block"}, func(add func(...string)) {
+		for _, n := range checkerNeeds {
+			models := "— (none in the stdlib)"
+			if len(n.models) > 0 {
+				models = strings.Join(n.models, ", ")
+			}
+			add(n.family, n.what, models, "`"+n.block+" = ...`")
 		}
 	})
 	b.WriteString("\n## Final phase\n\nA checker that judges the final state gets `final = ...`: client ops the run issues once the workload's time is up and the nemesis has healed every fault, before teardown and the checker, bounded by `final_timeout` (default 30 s). It is emitted only for the workload models listed; for others a ```starlark final = ... block must say how to read the final state, or the checker's verdict stays unknown.\n\n")

@@ -33,6 +33,8 @@ var workloadModels = []workloadModel{
 	{"counter", "counter, counters, increments", regexp.MustCompile(`(?i)\bcounters?\b|\bincrements\b`), "counter", "", ""},
 	{"unique-ids", "unique-ids, unique id generation", regexp.MustCompile(`(?i)\bunique[- ]ids?\b|\bunique id generation\b`), "unique_ids", "", ""},
 	{"queue", "queue, enqueue / dequeue", regexp.MustCompile(`(?i)\bqueues?\b|\benqueue\b`), "queue", "", ""},
+	// Last: "cas-register per tenant" is a register workload.
+	{"tenants", "tenants, multi-tenant, tenant isolation", regexp.MustCompile(`(?i)\bmulti[- ]tenant\b|\btenants?\b`), "tenants", "", ""},
 }
 
 // workloadParam is one row of the parameter vocabulary: a phrase with a
@@ -40,7 +42,7 @@ var workloadModels = []workloadModel{
 type workloadParam struct {
 	phrase string // for the vocabulary doc
 	re     *regexp.Regexp
-	target string // "keys", "concurrency" or "rate"
+	target string // "keys", "ops_per_key", "concurrency" or "rate"
 	render func(n float64) string
 }
 
@@ -50,6 +52,11 @@ type workloadParam struct {
 var workloadParams = []workloadParam{
 	{"over N keys, N keys", regexp.MustCompile(`(?i)\b(?:over\s+)?(\d+)\s+keys\b`), "keys",
 		func(n float64) string { return "keys = " + strconv.Itoa(int(n)) }},
+	// A register retires after this many ops (register and cas-register
+	// with keys): shorter per-key histories keep the linearizability
+	// search small when faults leave many ops with unknown outcome.
+	{"N ops per key", regexp.MustCompile(`(?i)\b(\d+)\s+(?:ops|operations)\s+per\s+key\b`), "ops_per_key",
+		func(n float64) string { return "ops_per_key = " + strconv.Itoa(int(n)) }},
 	{"N clients / writers / workers / threads per node", regexp.MustCompile(`(?i)\b(\d+)\s+(?:clients?|writers?|readers?|workers?|threads?)\s+per\s+node\b`), "concurrency",
 		func(n float64) string { return starQuote(strconv.Itoa(int(n)) + "n") }},
 	{"N clients / workers / threads (total)", regexp.MustCompile(`(?i)\b(\d+)\s+(?:clients?|workers?|threads?)\b(?:\s+total)?`), "concurrency",
@@ -103,6 +110,8 @@ func (c *compiler) workload(d *draft, over overrideSet) workloadUse {
 		case "keys":
 			args = append(args, p.render(n))
 			keyed = true
+		case "ops_per_key":
+			args = append(args, p.render(n))
 		case "concurrency":
 			if !d.has("concurrency") {
 				d.set("concurrency", p.render(n), cite(FieldWorkload, f.Pos.Line, mm[0]))
@@ -113,6 +122,13 @@ func (c *compiler) workload(d *draft, over overrideSet) workloadUse {
 			expr = p.render(n)
 		}
 		d.record(FieldWorkload, f.Pos.Line, mm[0], p.render(n))
+	}
+	if m.model == "tenants" {
+		if names, line := adversarialTenants(u); len(names) >= 2 {
+			arg := "tenants = " + starList(names)
+			args = append([]string{arg}, args...)
+			d.record(FieldAdversarial, line, strings.Join(names, ", "), arg)
+		}
 	}
 	call := m.fn + "(" + strings.Join(args, ", ") + ")"
 	if expr != "" {
@@ -178,4 +194,26 @@ func formatDuration(d time.Duration) string {
 		}
 	}
 	return d.String()
+}
+
+// backtickRe finds the `code spans` of a field.
+var backtickRe = regexp.MustCompile("`([^`\n]+)`")
+
+// adversarialTenants reads the tenant names of the §7.M.S "Adversarial
+// inputs" ("`acme` vs `acme-corp`; `Acme` vs `acme`"): its code spans, in
+// order, without repeats. A name holding the key separator "/" cannot be a
+// tenant of the tenants workload (its keys are "<tenant>/<n>") and is left
+// out. The field's line is returned for the mapping record.
+func adversarialTenants(u unit) ([]string, int) {
+	f := u.s.Surface.Field(FieldAdversarial)
+	if f == nil {
+		return nil, 0
+	}
+	var names []string
+	for _, m := range backtickRe.FindAllStringSubmatch(f.Value, -1) {
+		if n := m[1]; !strings.Contains(n, "/") && !contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names, f.Pos.Line
 }

@@ -146,6 +146,8 @@ var lintCases = []lintCase{
 	{"boundary without §7.M.S", "surface-required", "S1", "§7.M.S", []edit{{"| durability |", "| durability / boundary |"}}},
 	{"foreign arm", "arm-id", "S2", FieldArms, []edit{{"`S2/api`, `S2/export`", "`S2/api`, `S2/export`, `S3/api`"}}},
 	{"unclosed fence", "fence-unclosed", "", "", []edit{{"## 7d.", "```\n## 7d."}}},
+	{"zero hold", "duration-nonpositive", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s for 0s"}}},
+	{"negative budget duration", "duration-nonpositive", "S1", FieldSmoke, []edit{{"3 nodes, 1 min, 0 faults", "3 nodes, -1 min, 0 faults"}}},
 	// Warnings.
 	{"title", "title", "", "", []edit{{"# Test Plan: mini", "# Mini plan"}}},
 	{"header missing", "header", "", HeaderStatus, []edit{{"**Status:** reviewed\n", ""}}},
@@ -349,5 +351,63 @@ func TestDiagnosticJSON(t *testing.T) {
 func TestHasErrors(t *testing.T) {
 	if HasErrors(nil) || HasErrors([]Diagnostic{{Severity: Warning}}) || !HasErrors([]Diagnostic{{Severity: Warning}, {Severity: Error}}) {
 		t.Error("HasErrors")
+	}
+}
+
+// A zero or negative duration is an error naming the file, the line and the
+// text; a zero start, a range and positive durations are not.
+func TestLintDurations(t *testing.T) {
+	tests := []struct {
+		name, faults, smoke string
+		want                []string // the texts reported, in order
+		field               string
+	}{
+		{"zero hold", "kill -9 leader at T+30s for 0s", "", []string{`"for 0s"`}, FieldFaults},
+		{"negative hold", "partition the leader at T+30s for -5s", "", []string{`"for -5s"`}, FieldFaults},
+		{"unicode minus", "partition the leader at T+30s for −5s", "", []string{`"for −5s"`}, FieldFaults},
+		{"zero interval", "kill -9 leader at T+30s; repeat every 0s", "", []string{`"every 0s"`}, FieldFaults},
+		{"zero apart", "kill -9 leader at T+30s; 4 kills per hardening run, 0 s apart", "", []string{`"0 s apart"`}, FieldFaults},
+		{"zero restart", "kill -9 leader at T+30s, restart after 0 s", "", []string{`"restart after 0 s"`}, FieldFaults},
+		{"negative start", "kill -9 leader at T+-10s for 5s", "", []string{`"at T+-10s"`}, FieldFaults},
+		{"two in one field", "kill -9 leader for 0s; partition the leader every -1 min", "", []string{`"for 0s"`, `"every -1 min"`}, FieldFaults},
+		{"zero start is the beginning", "kill -9 leader at T+0s for 5s", "", nil, ""},
+		{"positive durations", "kill -9 leader at T+30s for 20s; repeat every 2 min", "", nil, ""},
+		{"zero budget duration", "", "3 nodes, 0 min, 0 faults, 1 seed, ≥1k ops", []string{`"0 min"`}, FieldSmoke},
+		{"negative budget duration", "", "3 nodes, -2 min, 0 faults, 1 seed, ≥1k ops", []string{`"-2 min"`}, FieldSmoke},
+		{"budget range is not negative", "", "3 nodes, 1-2 min, 0 faults, 1 seed, ≥1k ops", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var edits []edit
+			if tt.faults != "" {
+				edits = append(edits, edit{"kill -9 leader at T+30s", tt.faults})
+			}
+			if tt.smoke != "" {
+				edits = append(edits, edit{"3 nodes, 1 min, 0 faults, 1 seed, ≥1k ops", tt.smoke})
+			}
+			src := applyEdits(t, minimal, edits)
+			var got []Diagnostic
+			for _, d := range lintSource(src) {
+				if d.Rule == "duration-nonpositive" {
+					got = append(got, d)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("want %d duration diagnostics, got:\n%s", len(tt.want), diagStrings(got))
+			}
+			line := 0
+			for i, l := range strings.Split(src, "\n") {
+				if strings.HasPrefix(l, "- **"+tt.field+":**") {
+					line = i + 1
+					break
+				}
+			}
+			for i, d := range got {
+				if d.Severity != Error || d.Pos.File != "mini.md" || d.Pos.Line != line || d.Field != tt.field ||
+					!strings.Contains(d.Msg, tt.want[i]) || !strings.Contains(d.String(), "mini.md:") {
+					t.Errorf("got %s (line %d), want an error at mini.md:%d naming %s", d, d.Pos.Line, line, tt.want[i])
+				}
+			}
+		})
 	}
 }

@@ -210,6 +210,7 @@ func (l *linter) unit(u unit) {
 		}
 	}
 	l.budgets(u)
+	l.durations(u)
 	l.model(u)
 }
 

@@ -89,6 +89,8 @@ const unitRe = `\s*(?:ms|µs|us|ns|s|secs?|seconds?|mins?|minutes?|h|hours?|%|k?
 //	replay-equivalence      replay equivalence
 //	replica-reconciliation  replica reconciliation, replicas pairwise equal / identical / converged
 //	mutual-exclusion        mutual exclusion, at most one holder / leader / owner
+//	boundary                cross-tenant, tenant isolation, "tenant B's keys never appear in any response",
+//	                        another tenant's data, leaked ... tenant, positive / negative controls
 //	final-state-invariant   final-state invariant (weak alone: spec §3.2 item 1)
 //	fairness                worst_group_p99, min_group_throughput, error_rate_by_group, repeat_spread, per-group p99
 //	slo                     p99 / latency / throughput / error rate bounded by a number with a unit
@@ -115,6 +117,8 @@ var vocabulary = []oracleTerm{
 	term("replay-equivalence", "replay", `\breplay[- ]equivalen\w*`),
 	term("replica-reconciliation", "replica", `\breplica[- ]reconciliation\b|\breplicas?\b[^.;]{0,30}\b(?:pairwise[- ])?(?:equal|identical|converged?)\b`),
 	term("mutual-exclusion", "mutual|at most one", `\bmutual(?:ly)?[- ]exclusi\w*|\bat most one (?:holder|leader|owner|lock holder|lease holder)\b`),
+	term("boundary", "tenant|control", `\bcross[-_ ]tenant\w*|\btenant[-_ ]isolation\b|\banother tenant\b|\b(?:other|each other's|another) tenants?'?s?\b[^.;]{0,30}?\b(?:keys?|data|rows?|records?|values?)\b|`+
+		`\btenants?\b[^.;]{0,80}?\bnever\b[^.;]{0,40}?\b(?:appears?|shows?|shown|visible|seen|returned|leaks?|leaked|reads?)\b|\bleak\w*\b[^.;]{0,80}?\btenants?\b|\b(?:positive|negative)[- ]controls?\b`),
 	term("final-state-invariant", "invariant", `\bfinal[- ]state\b[^.;]{0,30}\binvariant\b`),
 	term("fairness", "group|repeat_spread", `\bworst_group_p\d+|\bmin_group_throughput\b|\berror_rate_by_group\b|\brepeat_spread\b|\bper[- ]group\s+p\d+`),
 	term("slo", "p0|p1|p2|p3|p4|p5|p6|p7|p8|p9|percentile|latency|throughput|goodput|rate|availab", `\b(?:p\d{1,2}(?:\.\d+)?|percentile|latency|throughput|goodput|error[- ]rate|success[- ]rate|availability)\b[^.;\n]{0,50}?(?:≤|<=|<|≥|>=|>|=|\bunder\b|\bbelow\b|\bwithin\b|\bat most\b|\bat least\b|\babove\b)\s*~?\s*\d+(?:\.\d+)?`+unitRe+

@@ -46,7 +46,10 @@ func TestClassifyOracle(t *testing.T) {
 		{"count(dupes) != 0 means FAIL", []string{"predicate"}, nil, false},
 		{"charges_per_key <= 1", []string{"predicate"}, nil, false},
 		{"leaked = 0", []string{"predicate"}, nil, false},
-		{"0 cross-tenant reads over every pair", []string{"zero-count"}, nil, false},
+		{"0 cross-tenant reads over every pair", []string{"boundary", "zero-count"}, nil, false},
+		{"tenant B's keys never appear in any response", []string{"boundary"}, nil, false},
+		{"negative controls: tenant B is denied", []string{"boundary"}, nil, false},
+		{"leaked_rows == 0 in every tenant's export", []string{"boundary", "predicate"}, nil, false},
 		{"no duplicate charges per key", []string{"zero-count"}, nil, false},
 		{"zero leaked rows", []string{"zero-count"}, nil, false},
 		// Vague.

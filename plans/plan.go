@@ -328,3 +328,22 @@ func (p *Plan) Section(number string) *Section {
 	}
 	return nil
 }
+
+// Surfaces returns the surfaces the scenario's §7.M.S block lists ("HTTP
+// API", "nightly export"), or nil when it has no such block. The verdict's
+// single-surface audit reads them: a boundary claim tested on one surface
+// says nothing about the others. A nil scenario has none.
+func (s *Scenario) Surfaces() []string {
+	if s == nil || s.Surface == nil {
+		return nil
+	}
+	return append([]string(nil), s.Surface.Surfaces...)
+}
+
+// Surfaces returns the §7.M.S surfaces of the scenario with the given unit
+// id: "S1", or an arm's "S1/api", whose scenario's block it reads (each arm
+// is one surface of that decomposition). It is nil for an unknown id.
+func (p *Plan) Surfaces(id string) []string {
+	sid, _, _ := strings.Cut(id, "/")
+	return p.Scenario(sid).Surfaces()
+}

@@ -29,6 +29,7 @@ var Rules = []Rule{
 	{"surface-required", Error, "a scenario falsifying a boundary or fairness claim has no §7.M.S block"},
 	{"fence-unclosed", Error, "a code fence never closes, so the rest of the file is read as code"},
 	{"arm-id", Error, "Scenario arms names an arm of another scenario"},
+	{"duration-nonpositive", Error, "a fault hold, interval or restart delay, or a budget duration, is zero or negative"},
 
 	{"title", Warning, "the H1 is not `# Test Plan: <slug>`; a slug was derived"},
 	{"header", Warning, "a header field is missing or outside its enum"},

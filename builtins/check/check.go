@@ -2,7 +2,8 @@
 // porcupine, Elle-style transactional checks, per-function stats, compose, and
 // the oracle catalogue (set, set-full, counter, bank, unique-ids, queue,
 // total-queue, no-lost-ack, monotonic reads, read-your-writes, exactly-once,
-// final-state, replica reconciliation, SLO, fairness and bounded recovery;
+// final-state, replica reconciliation, SLO, fairness, bounded recovery,
+// tenant boundary, mutual exclusion, prefix order and replay equivalence;
 // each documents the op shapes it reads). Every checker reports one of three
 // verdicts and says what it looked at and what it cannot see, so a green
 // result nobody earned can be refused upstream.

@@ -49,6 +49,12 @@ var Module = &starlarkstruct.Module{
 		"final_state":      starlark.NewBuiltin("check.final_state", starFinalState),
 		"replicas":         starlark.NewBuiltin("check.replicas", starReplicas),
 		"recovery":         starlark.NewBuiltin("check.recovery", starRecovery),
+
+		// The boundary, lock, ordering and replay oracles of spec §4.
+		"boundary":           starlark.NewBuiltin("check.boundary", starBoundary),
+		"mutual_exclusion":   starlark.NewBuiltin("check.mutual_exclusion", starMutex),
+		"prefix_order":       starlark.NewBuiltin("check.prefix_order", starPrefixOrder),
+		"replay_equivalence": starlark.NewBuiltin("check.replay_equivalence", starReplay),
 	},
 }
 
@@ -417,6 +423,80 @@ func starRecovery(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, fmt.Errorf("%s: f: %w", b.Name(), err)
 	}
 	c, err := Recovery(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// starBoundary is check.boundary(tenant="tenant", sep="/", reads=None).
+func starBoundary(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o BoundaryOptions
+	var reads *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tenant?", &o.Tenant, "sep?", &o.Sep, "reads?", &reads); err != nil {
+		return nil, err
+	}
+	var err error
+	if o.Reads, err = stringList(reads); err != nil {
+		return nil, fmt.Errorf("%s: reads: %w", b.Name(), err)
+	}
+	c, err := Boundary(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// starMutex is check.mutual_exclusion(acquire=None, release=None, lease="0s").
+func starMutex(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var acquire, release *starlark.List
+	var lease starval.Duration
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "acquire?", &acquire, "release?", &release, "lease?", &lease); err != nil {
+		return nil, err
+	}
+	o := MutexOptions{Lease: time.Duration(lease)}
+	var err error
+	if o.Acquire, err = stringList(acquire); err != nil {
+		return nil, fmt.Errorf("%s: acquire: %w", b.Name(), err)
+	}
+	if o.Release, err = stringList(release); err != nil {
+		return nil, fmt.Errorf("%s: release: %w", b.Name(), err)
+	}
+	c, err := MutualExclusion(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// starPrefixOrder is check.prefix_order(produce=None, views=None).
+func starPrefixOrder(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var produce, views *starlark.List
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "produce?", &produce, "views?", &views); err != nil {
+		return nil, err
+	}
+	var o PrefixOrderOptions
+	var err error
+	if o.Produce, err = stringList(produce); err != nil {
+		return nil, fmt.Errorf("%s: produce: %w", b.Name(), err)
+	}
+	if o.Views, err = stringList(views); err != nil {
+		return nil, fmt.Errorf("%s: views: %w", b.Name(), err)
+	}
+	c, err := PrefixOrder(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return CheckerValue{c}, nil
+}
+
+// starReplay is check.replay_equivalence(replay="replay", final="dump").
+func starReplay(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var o ReplayOptions
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "replay?", &o.Replay, "final?", &o.Final); err != nil {
+		return nil, err
+	}
+	c, err := ReplayEquivalence(o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}

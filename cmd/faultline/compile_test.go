@@ -109,7 +109,7 @@ func TestCompileCmdRejects(t *testing.T) {
 		written bool
 	}{
 		{"unmapped fields", []string{filepath.Join("..", "..", "examples", "plans", "boundary-arms.md")}, exitRejected,
-			"boundary-arms.md:83: [S1/api Workload] workload", true},
+			"boundary-arms.md:136: [S1/metrics Oracle] oracle names predicate", true},
 		{"halt rule", []string{filepath.Join("..", "..", "examples", "plans", "vague-oracles.md")}, exitRejected,
 			`oracle "logs look fine" is not machine-checkable`, false},
 		{"missing plan", []string{filepath.Join(dir, "nope.md")}, exitRejected, "", false},
