@@ -155,7 +155,7 @@ func (w *Worker) startAgentDelay(ctx context.Context, targets []string, delay, j
 	if err != nil {
 		return outcome{value: val}, fmt.Errorf("delay agent: %w", err)
 	}
-	w.shaped = targets
+	w.shaped, w.shapedKind = targets, "delay"
 	landed := newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		e, err := w.startAgentOn(ctx, node, r, bin, delay, jitter)
@@ -223,7 +223,7 @@ func (w *Worker) stopAgentDelay(ctx context.Context, targets []string) (res outc
 	if err == nil && len(before) == 0 {
 		return outcome{}, false, nil
 	}
-	landed, healed := newVerdict(), newVerdict()
+	landed, healed, effect := newVerdict(), newVerdict(), &counter{}
 	ev, err2 := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		b, had := before[node]
 		if !had || !b.inEffect() {
@@ -256,6 +256,7 @@ func (w *Worker) stopAgentDelay(ctx context.Context, targets []string) (res outc
 			// The final stats, written at exit, count every packet.
 			e["seen"], e["delayed"], e["flushed"] = int64(s.Seen), int64(s.Delayed), int64(s.Flushed)
 			e["mean_delay_ms"] = float64(s.MeanDelayNS) / 1e6
+			effect.add(int64(s.Delayed)) // packets the agent held back: the delay's effect
 		}
 		if r, ok := b.queueRule(); ok {
 			e["queued_packets"] = r.Packets
@@ -263,7 +264,8 @@ func (w *Worker) stopAgentDelay(ctx context.Context, targets []string) (res outc
 		return e, nil
 	})
 	h := healed.ok() && err2 == nil && err == nil
-	return outcome{value: map[string]any{"nodes": strs(targets), "mechanism": "nfqueue"}, evidence: ev, landed: landed.ok(), healed: &h},
+	n := effect.total()
+	return outcome{value: map[string]any{"nodes": strs(targets), "mechanism": "nfqueue"}, evidence: ev, landed: landed.ok(), healed: &h, effect: &n},
 		true, errors.Join(err, err2)
 }
 

@@ -3,8 +3,11 @@ package nemesis
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -145,36 +148,135 @@ var stopOf = map[string]string{
 	"start-bandwidth": "stop-bandwidth", "start-delay": "stop-delay", "fill-disk": "free-disk",
 }
 
-// Window is one fault's time in effect and what clients saw meanwhile.
+// Window is one fault's time in effect, whether its effect was proven, and
+// what clients saw meanwhile.
+//
+// Landed is the inject completion's read-back: the rule, qdisc, table or
+// process state was in effect right after the injection. That is
+// configuration, not effect. Proven is the window's landing, judged when
+// it closes: for a network fault the rule was still in place at the heal
+// (Held) and its counters show it acted on traffic (Effect > 0); for a
+// process or disk fault the victim-side read-back after inject (/proc
+// states, the fill file) and, when read, that it still held at the end.
 type Window struct {
 	Fault  string `json:"fault"`  // the op that opened it (start-partition, kill, ...)
 	Landed bool   `json:"landed"` // its completion's read-back verdict
-	Start  int64  `json:"start"`  // time of that completion
-	End    int64  `json:"end"`    // time the closing op was invoked; -1 if none was
+	// Shape is a partition's shape (PartitionShape of the grudge it put
+	// in effect); "" for other faults.
+	Shape string `json:"shape,omitempty"`
+	Start int64  `json:"start"` // time of that completion
+	End   int64  `json:"end"`   // time the closing op was invoked; -1 if none was
 	// Held is what the closing op read back: was the fault still in effect
 	// when its hold ended (nil: nothing was read back)?
-	Held       *bool `json:"held,omitempty"`
-	ClientOK   int   `json:"client_ok"`   // client completions in the window, by type
-	ClientFail int   `json:"client_fail"` // ...
-	ClientInfo int   `json:"client_info"` // ...
+	Held *bool `json:"held,omitempty"`
+	// Effect is what the closing op counted the fault doing to traffic
+	// during the window (drops, delayed packets, throttling; see outcome);
+	// nil when nothing was counted.
+	Effect *int64 `json:"effect,omitempty"`
+	Proven bool   `json:"proven"`
+	Reason string `json:"reason"` // why Proven is what it is, in words for the report
+	// Client completions in the window, by type. ClientFail leaves out
+	// definite failures that are ordinary business outcomes (a cas whose
+	// expected value did not match, insufficient funds), counted in
+	// ClientRefused: a healthy system gives those too, so they are no sign
+	// the fault reached the clients.
+	ClientOK      int `json:"client_ok"`
+	ClientFail    int `json:"client_fail"`
+	ClientInfo    int `json:"client_info"`
+	ClientRefused int `json:"client_refused"`
 }
 
-// FaultWindows pairs each fault with the op that healed it and counts the
-// client completions in between, in history order.
+// networkFaults are the faults that act on traffic, whose landing is their
+// counted effect.
+var networkFaults = map[string]string{
+	"start-partition": "packets, bytes or connections dropped on the cut links",
+	"start-loss":      "packets or connections dropped",
+	"start-delay":     "packets delayed",
+	"start-bandwidth": "packets or time throttled",
+}
+
+// judge decides whether w's effect was proven, with the reason.
+func (w *Window) judge() {
+	span := "still open at the end of the history"
+	if w.End >= 0 {
+		span = "held " + time.Duration(max(w.End-w.Start, 0)).Round(time.Millisecond).String()
+	}
+	what, network := networkFaults[w.Fault]
+	switch {
+	case !w.Landed:
+		w.Reason = "the read-back on the victims after inject did not show the fault in effect"
+	case w.Held != nil && !*w.Held:
+		w.Reason = "gone before the hold ended (reverted or bypassed behind faultline's back; " + span + ")"
+	case !network:
+		w.Proven = true
+		w.Reason = "read back on the victims after inject (process state, fill file)"
+		if w.Held != nil {
+			w.Reason += " and still in effect when the hold ended"
+		}
+	case w.End < 0 || w.Held == nil:
+		w.Reason = "its effect was never read back: no stop or heal read the victims (" + span + ")"
+	case w.Effect == nil:
+		w.Reason = "the stop read back no effect counters (" + span + ")"
+	case *w.Effect == 0:
+		w.Reason = fmt.Sprintf("0 %s, %s: no traffic crossed the fault", what, span)
+	default:
+		w.Proven = true
+		w.Reason = fmt.Sprintf("%d %s, %s; still in place at the heal", *w.Effect, what, span)
+	}
+}
+
+// Refused reports whether a client completion is a definite failure that
+// is an ordinary business outcome: the operation was refused for a reason
+// of the data, as it would be on a healthy system. Clients mark these as
+// fail with no error (register and etcd cas), or with an error naming the
+// mismatch or the precondition (demo_kv "cas: value did not match",
+// postgres "insufficient-funds").
+func Refused(op history.Op) bool {
+	if op.Type != history.Fail {
+		return false
+	}
+	if op.Error == nil {
+		return true
+	}
+	msg := strings.ToLower(fmt.Sprint(op.Error))
+	if msg == "" {
+		return true
+	}
+	for _, s := range refusals {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusals are the error texts of business outcomes, as clients write them.
+var refusals = []string{"did not match", "mismatch", "precondition", "insufficient-funds", "insufficient funds"}
+
+// FaultWindows pairs each fault with the op that healed it, judges its
+// landing when it closes (see Window) and counts the client completions in
+// between, in history order.
 func FaultWindows(ops []history.Op) []Window {
 	var out []Window
 	open := map[string]int{}      // fault -> index in out of its open window
 	closing := map[string][]int{} // closing op -> windows it closes, until it completes
+	grudges := map[int]any{}      // partition window -> the grudge it put in effect
+	nodes := map[string]bool{}    // every node a client was bound to
 	for _, op := range ops {
+		if op.Node != "" {
+			nodes[op.Node] = true
+		}
 		if !op.IsNemesis() {
 			if op.Type == history.Invoke {
 				continue
 			}
 			for _, i := range open {
-				switch op.Type {
-				case history.OK:
+				switch {
+				case op.Type == history.OK:
 					out[i].ClientOK++
-				case history.Fail:
+				case Refused(op):
+					out[i].ClientRefused++
+				case op.Type == history.Fail:
 					out[i].ClientFail++
 				default:
 					out[i].ClientInfo++
@@ -193,23 +295,85 @@ func FaultWindows(ops []history.Op) []Window {
 			continue
 		}
 		for _, i := range closing[op.F] {
-			held, ok := op.Extra["held"].(bool)
-			if m, isMap := op.Extra["held"].(map[string]any); isMap {
-				held, ok = m[out[i].Fault].(bool)
+			if op.Type == history.Fail && op.F != "heal" {
+				// A failed stop's read-back is partial. A heal's per-fault
+				// answers come from the stops it ran first, which succeeded
+				// even when removing the rest afterwards did not.
+				continue
 			}
-			if ok && op.Type != history.Fail {
+			held, ok := perFault(op.Extra["held"], out[i].Fault).(bool)
+			if _, recorded := op.Extra["held"]; !recorded && op.F != "heal" {
+				// A stop op's landed says the fault was still in effect
+				// until it (histories recorded without "held").
+				held, ok = op.Extra["landed"].(bool)
+			}
+			if ok {
 				out[i].Held = &held
+			}
+			if n, ok := count(perFault(op.Extra["effect"], out[i].Fault)); ok {
+				out[i].Effect = &n
+			} else if n, ok := nodeDrops(op); ok {
+				out[i].Effect = &n
 			}
 		}
 		delete(closing, op.F)
 		if _, ok := stopOf[op.F]; ok && op.Type != history.Fail {
 			if _, already := open[op.F]; !already {
 				open[op.F] = len(out)
+				if op.F == "start-partition" {
+					grudges[len(out)] = op.Value
+				}
 				out = append(out, Window{Fault: op.F, Landed: op.Extra["landed"] == true, Start: op.Time, End: -1})
 			}
 		}
 	}
+	for i, g := range grudges {
+		out[i].Shape = PartitionShape(g, slices.Sorted(maps.Keys(nodes)))
+	}
+	for i := range out {
+		out[i].judge()
+	}
 	return out
+}
+
+// nodeDrops sums the per-node DROP counters a stop-partition or stop-loss
+// recorded, for histories recorded without "effect".
+func nodeDrops(op history.Op) (int64, bool) {
+	if op.F != "stop-partition" && op.F != "stop-loss" {
+		return 0, false
+	}
+	ev, _ := op.Extra["evidence"].(map[string]any)
+	var total int64
+	found := false
+	for _, nodeEv := range ev {
+		m, _ := nodeEv.(map[string]any)
+		if n, ok := count(m["drops"]); ok {
+			total, found = min(total+n, math.MaxInt64-1), true
+		}
+	}
+	return total, found
+}
+
+// perFault picks fault's entry when v is the final heal's map of them.
+func perFault(v any, fault string) any {
+	if m, ok := v.(map[string]any); ok {
+		return m[fault]
+	}
+	return v
+}
+
+// count reads a count as recorded (int64 in memory, float64 or another
+// integer type when the history was read back from a file).
+func count(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	case float64:
+		return int64(n), n >= 0
+	}
+	return 0, false
 }
 
 // inWindow reports whether time t falls in any of the windows.
@@ -235,17 +399,22 @@ func Evaluate(decls []*Decl, ops []history.Op) []Finding {
 func evaluate(d *Decl, ops []history.Op) (bool, string) {
 	switch d.Kind {
 	case "landed":
+		// Every window proven by its effect (see Window), and no fault op
+		// that failed.
 		var total, landed int
 		var notes []string
-		for _, op := range ops {
-			if _, fault := stopOf[op.F]; !op.IsNemesis() || op.Type == history.Invoke || !fault {
-				continue
-			}
+		for _, w := range FaultWindows(ops) {
 			total++
-			if op.Extra["landed"] == true {
+			if w.Proven {
 				landed++
 			} else {
-				notes = append(notes, fmt.Sprintf("%s at index %d did not land", op.F, op.Index))
+				notes = append(notes, fmt.Sprintf("%s at T+%s: %s", w.Fault, time.Duration(w.Start).Round(time.Millisecond), w.Reason))
+			}
+		}
+		for _, op := range ops {
+			if op.IsNemesis() && op.Type == history.Fail && injectOp(op.F) {
+				total++
+				notes = append(notes, fmt.Sprintf("%s at index %d failed: %v", op.F, op.Index, op.Error))
 			}
 		}
 		ev := fmt.Sprintf("%d of %d faults landed", landed, total)
@@ -254,20 +423,16 @@ func evaluate(d *Decl, ops []history.Op) (bool, string) {
 		}
 		return total > 0 && landed == total, ev
 	case "iptables_drops":
+		// The DROP counters each partition or loss window read back when
+		// it closed, by its own stop or by the final heal.
 		var total int64
 		var per []string
-		for _, op := range ops {
-			if !op.IsNemesis() || op.Type == history.Invoke || (op.F != "stop-partition" && op.F != "stop-loss") {
+		for _, w := range FaultWindows(ops) {
+			if (w.Fault != "start-partition" && w.Fault != "start-loss") || w.Effect == nil {
 				continue
 			}
-			ev, _ := op.Extra["evidence"].(map[string]any)
-			for _, node := range sortedKeys(ev) {
-				m, _ := ev[node].(map[string]any)
-				if n, ok := m["drops"].(int64); ok && n > 0 {
-					total += n
-					per = append(per, fmt.Sprintf("%s %d", node, n))
-				}
-			}
+			total = min(total+*w.Effect, math.MaxInt64-1)
+			per = append(per, fmt.Sprintf("%s at T+%s %d", w.Fault, time.Duration(w.Start).Round(time.Millisecond), *w.Effect))
 		}
 		return total >= d.Min, fmt.Sprintf("%d packets dropped (want >= %d): %s", total, d.Min, strings.Join(per, ", "))
 	case "op_errors":
@@ -277,7 +442,9 @@ func evaluate(d *Decl, ops []history.Op) (bool, string) {
 			windows = FaultWindows(ops)
 		}
 		for _, op := range ops {
-			if !op.IsNemesis() && (op.Type == history.Fail || op.Type == history.Info) && (!d.DuringFault || inWindow(windows, op.Time)) {
+			// A refused op (a cas whose value did not match) is an ordinary
+			// outcome, no sign of the fault.
+			if !op.IsNemesis() && (op.Type == history.Fail && !Refused(op) || op.Type == history.Info) && (!d.DuringFault || inWindow(windows, op.Time)) {
 				n++ // once, however many faults overlap
 			}
 		}
@@ -297,7 +464,7 @@ func evaluate(d *Decl, ops []history.Op) (bool, string) {
 				m, _ := nodeEv.(map[string]any)
 				pids, _ := m["pids"].(map[string]any)
 				for _, s := range pids {
-					if s == d.State {
+					if st, _ := s.(string); stateIs(st, d.State) {
 						n++
 					}
 				}
@@ -306,6 +473,20 @@ func evaluate(d *Decl, ops []history.Op) (bool, string) {
 		return n >= d.Min, fmt.Sprintf("%d processes read back in state %s (want >= %d)", n, d.State, d.Min)
 	}
 	return false, fmt.Sprintf("unknown evidence kind %q", d.Kind)
+}
+
+// stateIs reports whether a /proc state read back (R, S, T, Z, ... or
+// "gone") is the state a declaration names: a /proc letter, or one of the
+// words plans use, "stopped" (T, t) and "gone" (gone, and the zombie or
+// dead states a killed process passes through, as processLanded counts).
+func stateIs(read, want string) bool {
+	switch want {
+	case "stopped":
+		return read == "T" || read == "t"
+	case "gone":
+		return read == "gone" || read == "Z" || read == "X"
+	}
+	return read == want
 }
 
 func sortedKeys(m map[string]any) []string {

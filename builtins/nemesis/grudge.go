@@ -228,3 +228,64 @@ func strs(s []string) []any {
 	}
 	return out
 }
+
+// Partition shapes PartitionShape tells apart.
+const (
+	ShapeSymmetric  = "symmetric"  // a clean split: components that drop each other both ways
+	ShapeAsymmetric = "asymmetric" // one-way drops, or overlapping views (bridge, majorities ring)
+)
+
+// PartitionShape reads a grudge as recorded in the history ({node:
+// [peers]}) over the cluster's nodes (a node the grudge does not name, a
+// bridge, talks to all) and says whether it is a clean symmetric split or
+// something Jepsen would call non-symmetric: a one-way cut, or reachability
+// that is not transitive (a bridge node, a ring of majorities). "" when v is
+// no grudge.
+func PartitionShape(v any, cluster []string) string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return ""
+	}
+	g := Grudge{}
+	nodes := map[string]bool{}
+	for _, n := range cluster {
+		nodes[n] = true
+	}
+	for node, ps := range m {
+		nodes[node] = true
+		list, _ := ps.([]any)
+		for _, p := range list {
+			s, ok := p.(string)
+			if !ok {
+				return ""
+			}
+			g[node] = append(g[node], s)
+			nodes[s] = true
+		}
+		if ss, ok := ps.([]string); ok {
+			g[node] = append(g[node], ss...)
+			for _, s := range ss {
+				nodes[s] = true
+			}
+		}
+	}
+	for a := range nodes {
+		for b := range nodes {
+			if g.Cut(a, b) != g.Cut(b, a) {
+				return ShapeAsymmetric // one way only
+			}
+		}
+	}
+	// Both ways everywhere: a clean split only if reachability is
+	// transitive (a and b talk, b and c talk, so a and c must).
+	for a := range nodes {
+		for b := range nodes {
+			for c := range nodes {
+				if a != c && g.Reachable(a, b) && g.Reachable(b, c) && !g.Reachable(a, c) {
+					return ShapeAsymmetric
+				}
+			}
+		}
+	}
+	return ShapeSymmetric
+}

@@ -312,3 +312,27 @@ func TestTCTime(t *testing.T) {
 		}
 	}
 }
+
+func TestPartitionShape(t *testing.T) {
+	nodes := []string{"n1", "n2", "n3", "n4", "n5"}
+	v := func(g Grudge) any { return g.Value() }
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"halves", v(complete(nodes, [][]string{{"n1", "n2"}, {"n3", "n4", "n5"}})), ShapeSymmetric},
+		{"one node isolated", v(complete(nodes, [][]string{{"n1"}, {"n2", "n3", "n4", "n5"}})), ShapeSymmetric},
+		{"one-way", v(Grudge{"n1": {"n2", "n3"}}), ShapeAsymmetric},
+		{"bridge", v(Grudge{"n1": {"n4", "n5"}, "n2": {"n4", "n5"}, "n4": {"n1", "n2"}, "n5": {"n1", "n2"}}), ShapeAsymmetric},
+		{"as read back from JSON", map[string]any{"n1": []any{"n2", "n3", "n4", "n5"}, "n2": []any{"n1"}, "n3": []any{"n1"}, "n4": []any{"n1"}, "n5": []any{"n1"}}, ShapeSymmetric},
+		{"two cut off from each other, both talking to the rest", map[string]any{"n1": []any{"n2"}, "n2": []any{"n1"}}, ShapeAsymmetric},
+		{"not a grudge", "majority", ""},
+		{"empty", map[string]any{}, ""},
+	}
+	for _, tt := range tests {
+		if got := PartitionShape(tt.v, nodes); got != tt.want {
+			t.Errorf("%s: PartitionShape = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

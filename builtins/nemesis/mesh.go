@@ -18,7 +18,8 @@ import (
 // (the pool's Network) and the mesh applies them. Landing evidence is read
 // back the same way as on real nodes: the table in effect right after
 // inject and still at heal, and the proxies' counters of what the fault did
-// to traffic during its window.
+// to traffic during its window. The counters decide: a partition of links
+// no traffic used drops nothing, and its window is not proven (see Window).
 
 // mesh returns the pool's proxy mesh, or nil for real nodes.
 func (w *Worker) mesh() *mesh.Mesh {
@@ -72,6 +73,7 @@ func (w *Worker) meshHealPartition(m *mesh.Mesh) (outcome, error) {
 	held := sameGrudge(m.Blocked(), g)
 	delta := statsDelta(w.meshBase, m.Stats())
 	ev := map[string]any{}
+	var effect int64 // bytes dropped and connections refused on the cut links
 	for _, node := range g.victims() {
 		var bytes, conns int64
 		for _, peer := range g[node] {
@@ -81,11 +83,12 @@ func (w *Worker) meshHealPartition(m *mesh.Mesh) (outcome, error) {
 			conns += in.ConnsBlocked + out.ConnsBlocked
 		}
 		ev[node] = map[string]any{"backend": "mesh", "drops": bytes + conns, "dropped_bytes": bytes, "blocked_conns": conns}
+		effect += bytes + conns
 	}
 	m.Partition(nil)
 	healed := len(m.Blocked()) == 0
 	w.partition = nil
-	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed}, nil
+	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed, effect: &effect}, nil
 }
 
 // meshShape sets one kind of link shaping on the targets' inbound links,
@@ -157,7 +160,11 @@ func (w *Worker) meshUnshape(m *mesh.Mesh, kind string) (outcome, error) {
 	delta := statsDelta(w.meshBase, m.Stats())
 	ev := map[string]any{}
 	landed := true
+	// Held: the shaping was still set on every target when its hold ended.
+	held, before := true, m.Shapes()
+	var effect int64
 	for _, n := range targets {
+		held = held && before[n] == w.shaping[n]
 		var acted int64
 		for id, c := range delta {
 			if id.To != n {
@@ -174,6 +181,7 @@ func (w *Worker) meshUnshape(m *mesh.Mesh, kind string) (outcome, error) {
 		}
 		ev[n] = map[string]any{"backend": "mesh", "acted": acted}
 		landed = landed && acted > 0
+		effect += acted
 		s := w.shaping[n]
 		switch kind {
 		case "loss":
@@ -192,7 +200,7 @@ func (w *Worker) meshUnshape(m *mesh.Mesh, kind string) (outcome, error) {
 	for _, n := range targets {
 		healed = healed && back[n] == w.shaping[n]
 	}
-	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed, healed: &healed}, nil
+	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed, healed: &healed, held: &held, effect: &effect}, nil
 }
 
 // sameGrudge says whether the mesh's table is exactly the grudge.

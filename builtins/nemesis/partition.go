@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 
@@ -101,7 +102,7 @@ func (w *Worker) stopPartition(ctx context.Context) (outcome, error) {
 // flushChain reads chain's counters on targets, checks every expected rule
 // was still there, empties the chain and reads it back empty.
 func (w *Worker) flushChain(ctx context.Context, chain string, targets []string, expect func(node string) ([]string, error), g Grudge) (outcome, error) {
-	landed, healed := newVerdict(), newVerdict()
+	landed, healed, effect := newVerdict(), newVerdict(), &counter{}
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		ips, err := expect(node)
 		if err != nil {
@@ -125,6 +126,7 @@ func (w *Worker) flushChain(ctx context.Context, chain string, targets []string,
 		if !ok {
 			landed.fail()
 		}
+		effect.add(st.Drops())
 		after, err := runScript(ctx, r, "verify healed: read "+chain, readScript, chain)
 		if err != nil {
 			healed.fail()
@@ -138,7 +140,10 @@ func (w *Worker) flushChain(ctx context.Context, chain string, targets []string,
 		return ev, nil
 	})
 	h := healed.ok() && err == nil
-	return outcome{evidence: ev, landed: landed.ok(), healed: &h}, err
+	// The DROP counters are the effect: packets of the cut traffic that
+	// actually arrived and were dropped while the rules stood.
+	n := effect.total()
+	return outcome{evidence: ev, landed: landed.ok(), healed: &h, effect: &n}, err
 }
 
 // ruleEvidence describes a chain read back from a node and reports whether
@@ -198,6 +203,24 @@ func (w *Worker) addrsOf(ctx context.Context, nodes []string) ([]string, error) 
 		out[i] = a
 	}
 	return out, nil
+}
+
+// counter sums a count that node steps running in parallel add to.
+type counter struct {
+	mu sync.Mutex
+	n  int64
+}
+
+func (c *counter) add(n int64) {
+	c.mu.Lock()
+	c.n = min(c.n+max(n, 0), math.MaxInt64-1) // saturate rather than wrap
+	c.mu.Unlock()
+}
+
+func (c *counter) total() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
 
 // verdict is a flag that starts true and that node steps running in

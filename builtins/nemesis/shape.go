@@ -54,7 +54,7 @@ func (w *Worker) qdisc(ctx context.Context, what string, targets []string, kind 
 	if w.shaped != nil {
 		return outcome{value: val}, fmt.Errorf("%s: a qdisc fault is already active on %s; stop it first", what, strings.Join(w.shaped, ", "))
 	}
-	w.shaped = targets
+	w.shaped, w.shapedKind = targets, what
 	landed := newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		out, err := runScript(ctx, r, what+": tc qdisc "+kind+" "+strings.Join(params, " "), shapeScript, append([]string{kind}, params...)...)
@@ -74,17 +74,19 @@ func (w *Worker) qdisc(ctx context.Context, what string, targets []string, kind 
 }
 
 // stopQdisc removes the marked qdiscs (stop-bandwidth, stop-delay), with
-// their counters as evidence.
-func (w *Worker) stopQdisc(ctx context.Context) (outcome, error) {
+// their counters as evidence. kind ("bandwidth", "delay") says which
+// counter is the fault's effect: a tbf's overlimits (packets it held back
+// for the rate), a netem's packets sent (each was delayed).
+func (w *Worker) stopQdisc(ctx context.Context, kind string) (outcome, error) {
 	targets := w.shaped
 	if targets == nil {
 		return outcome{value: map[string]any{}}, fmt.Errorf("no bandwidth limit or delay is active")
 	}
 	if res, ok, err := w.stopAgentDelay(ctx, targets); ok {
-		w.shaped = nil
+		w.shaped, w.shapedKind = nil, ""
 		return res, err
 	}
-	landed, healed := newVerdict(), newVerdict()
+	landed, healed, effect := newVerdict(), newVerdict(), &counter{}
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		out, err := runScript(ctx, r, "bandwidth: remove tbf", unshapeScript)
 		lines := nonEmpty(out)
@@ -92,26 +94,34 @@ func (w *Worker) stopQdisc(ctx context.Context) (outcome, error) {
 			healed.fail()
 		}
 		e := map[string]any{}
-		var sent, overlimits int64
+		var sent, pkts, overlimits int64
 		found := 0
 		for _, l := range lines {
 			if m := qdiscStats.FindStringSubmatch(l); m != nil {
 				found++
 				b, _ := strconv.ParseInt(m[1], 10, 64)
+				p, _ := strconv.ParseInt(m[2], 10, 64)
 				o, _ := strconv.ParseInt(m[4], 10, 64)
 				sent += b
+				pkts += p
 				overlimits += o
 			}
 		}
+		acted := overlimits
+		if kind == "delay" {
+			acted = pkts
+		}
+		effect.add(acted)
 		if found == 0 {
 			landed.fail() // the qdisc was gone before the heal
 		}
-		e["sent_bytes"], e["overlimits"], e["qdiscs"] = sent, overlimits, int64(found)
+		e["sent_bytes"], e["sent_packets"], e["overlimits"], e["qdiscs"] = sent, pkts, overlimits, int64(found)
 		return e, err
 	})
-	w.shaped = nil
+	w.shaped, w.shapedKind = nil, ""
 	h := healed.ok() && err == nil
-	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed.ok(), healed: &h}, err
+	n := effect.total()
+	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed.ok(), healed: &h, effect: &n}, err
 }
 
 // targets resolves a node spec, asking for primaries only when needed.

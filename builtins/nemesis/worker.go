@@ -40,7 +40,9 @@ type Worker struct {
 	partition Grudge   // active partition, nil when none
 	loss      []string // nodes with active loss rules
 	shaped    []string // nodes with a bandwidth limit or delay
-	filled    []fill   // fill files made
+	// shapedKind is which of the two is set ("bandwidth", "delay").
+	shapedKind string
+	filled     []fill // fill files made
 	// procTargets: nodes a kill or pause hit, by fault and pattern, for the
 	// start or resume that ends it.
 	procTargets map[string][]string
@@ -99,7 +101,7 @@ func (w *Worker) Invoke(ctx context.Context, op history.Op) history.Op {
 	case "start-delay":
 		res, err = w.startDelay(ctx, op.Value)
 	case "stop-bandwidth", "stop-delay":
-		res, err = w.stopQdisc(ctx)
+		res, err = w.stopQdisc(ctx, op.F[len("stop-"):])
 	case "clock-skew", "bump-clock", "strobe-clock":
 		res, err = w.clockFault(ctx, op.Value)
 	case "fill-disk":
@@ -133,6 +135,15 @@ type outcome struct {
 	applied bool // the injection may have taken effect even though err != nil
 	// heldFaults (the final heal): fault -> held, for faults it stopped.
 	heldFaults map[string]any
+	// effect (closing ops of network faults): what the fault did to the
+	// traffic of its victims during its window, summed over them: packets,
+	// bytes or connections dropped, packets delayed, nanoseconds or
+	// overlimits throttled. A rule no traffic hit has effect 0, so the
+	// window cannot count as landed (FaultWindows judges it); nil means
+	// the op reads no effect.
+	effect *int64
+	// effects (the final heal): fault -> effect, for faults it stopped.
+	effects map[string]any
 }
 
 func (o outcome) op(err error) history.Op {
@@ -151,6 +162,12 @@ func (o outcome) op(err error) history.Op {
 	}
 	if o.heldFaults != nil {
 		c.Extra["held"] = o.heldFaults
+	}
+	if o.effect != nil {
+		c.Extra["effect"] = *o.effect
+	}
+	if o.effects != nil {
+		c.Extra["effect"] = o.effects
 	}
 	if err != nil {
 		c.Error = err.Error()
@@ -265,10 +282,16 @@ func (w *Worker) controller(ctx context.Context, node string, r control.Remote) 
 // read-back (was it still in effect?) is recorded: Extra["held"] maps
 // each such fault to the answer.
 func (w *Worker) heal(ctx context.Context) (outcome, error) {
-	held := map[string]any{}
+	held, effects := map[string]any{}, map[string]any{}
 	stop := func(fault string, res outcome, err error) {
 		if err == nil {
 			held[fault] = res.landed
+			if res.held != nil {
+				held[fault] = *res.held
+			}
+			if res.effect != nil {
+				effects[fault] = *res.effect
+			}
 		}
 	}
 	if w.partition != nil {
@@ -287,9 +310,17 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 				stop("start-"+kind, res, err)
 			}
 		}
-	} else if w.loss != nil {
-		res, err := w.stopLoss(ctx)
-		stop("start-loss", res, err)
+	} else {
+		if w.loss != nil {
+			res, err := w.stopLoss(ctx)
+			stop("start-loss", res, err)
+		}
+		// A bandwidth limit or delay still set is read back too, so its
+		// window carries its effect like one its cycle stopped.
+		if kind := w.shapedKind; w.shaped != nil && kind != "" {
+			res, err := w.stopQdisc(ctx, kind)
+			stop("start-"+kind, res, err)
+		}
 	}
 	rep, err := HealAll(ctx, w.opts.Pool)
 	w.partition, w.loss, w.shaped, w.filled = nil, nil, nil, nil
@@ -300,6 +331,6 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 	}
 	healed := err == nil
 	res := outcome{value: strs(w.nodes), evidence: ev, landed: healed, healed: &healed}
-	res.heldFaults = held
+	res.heldFaults, res.effects = held, effects
 	return res, err
 }
