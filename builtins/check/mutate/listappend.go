@@ -262,3 +262,61 @@ func (a *appends) lost(v *view, rng *rand.Rand, max int) []Mutant {
 	}
 	return append(certain, realtime[:min(max-len(certain), len(realtime))]...)
 }
+
+// rwRegisterMutants makes one read inside an ok rw-register transaction
+// ([:r k v] beside [:w k v] micro-ops) return a value no transaction wrote:
+// a garbage read, which every consistency model forbids. Only reads of keys
+// some transaction writes are used.
+func rwRegisterMutants(v *view, rng *rand.Rand, limit int) ([]Mutant, string) {
+	ph := newPhantoms()
+	written := map[string]bool{}
+	var reads []laRead
+	for _, c := range v.calls {
+		if v.h[c.inv].F != "txn" {
+			continue
+		}
+		src := v.h[c.inv].Value
+		if v.ok(c) {
+			src = v.h[c.comp].Value
+		}
+		mops, _ := src.([]any)
+		for i, m := range mops {
+			f, k, x, ok := microOp(m)
+			if !ok {
+				continue
+			}
+			switch f {
+			case "w", "write":
+				ph.see(x)
+				written[valueKey(k)] = true
+			case "r", "read":
+				ph.see(x)
+				if _, list := x.([]any); v.ok(c) && !list {
+					reads = append(reads, laRead{call: c, mop: i, key: valueKey(k)})
+				}
+			}
+		}
+	}
+	if len(written) == 0 {
+		return nil, ""
+	}
+	reads = slices.DeleteFunc(reads, func(r laRead) bool { return !written[r.key] })
+	if len(reads) == 0 {
+		return nil, "no ok transaction reads a written key"
+	}
+	var ms []Mutant
+	for _, r := range pick(rng, reads)[:min(limit, len(reads))] {
+		x, ok := ph.next()
+		if !ok {
+			break
+		}
+		op := v.h[r.comp]
+		op.Value = slices.Clone(op.Value.([]any))
+		m := slices.Clone(op.Value.([]any)[r.mop].([]any))
+		m[2] = x
+		op.Value.([]any)[r.mop] = m
+		ms = append(ms, v.mutant(PhantomRead, false, map[int]history.Op{r.comp: op},
+			"op %d (process %d) reads key %s as %s, which no transaction wrote", op.Index, op.Process, r.key, history.FormatEDN(x)))
+	}
+	return byPos(ms), ""
+}

@@ -1,21 +1,56 @@
 // Package mutate tests the testers. Audit mutates a recorded, valid history in
 // ways a correct oracle must reject (a stale or never-written read, a lost or
-// duplicated effect, two appends in swapped order) and re-runs the declared
-// checker on every mutant: a checker that accepts one cannot tell a pass from a
-// fail. Shrink goes the other way: given a history a checker rejects, it
-// searches for a small sub-history the checker still rejects.
+// duplicated effect, two appends in swapped order, an acknowledged write
+// missing from the final dump, latencies past a declared bound) and re-runs
+// the oracle on every mutant: an oracle that accepts one cannot tell a pass
+// from a fail. Shrink goes the other way: given a history a checker rejects,
+// it searches for a small sub-history the checker still rejects.
 //
-// Mutants are derived only for the op shapes this package understands; every
-// other history yields no mutants and a reason, never a silent pass:
+// Every mutant kind fits the claims of certain oracles only, named by
+// check.Result.Checker, and is judged against that oracle alone: a stale read
+// says nothing about no-lost-ack, a lost acknowledgement nothing about
+// linearizability. An oracle for which no mutant applies on a history is
+// reported as unfit, with the reason, never passed over in silence.
 //
-//   - register, cas-register, kv (read/get with write/put/cas, per Op.Key or
-//     Jepsen [k v] tuple): stale-read, phantom-read.
-//   - set (add, and read returning a collection): lost-write, duplicate-effect
-//     (list-valued reads only: a Set value ignores multiplicity), phantom-read.
+//   - linearizable (register, cas-register, kv: read/get with write/put/cas,
+//     per Op.Key or Jepsen [k v] tuple): stale-read, phantom-read, on ok reads
+//     of keys some op writes.
+//   - set, set-full (add, and read returning a collection): lost-write,
+//     duplicate-effect (list-valued reads only: a Set value ignores
+//     multiplicity), phantom-read.
 //   - counter (add of an integer, read returning an integer): lost-write,
 //     duplicate-effect.
-//   - list-append (txn of [:append k v] and [:r k list]): lost-write,
-//     swapped-appends, duplicate-effect, phantom-read.
+//   - transactional (list-append: txn of [:append k v] and [:r k list]):
+//     lost-write, swapped-appends, duplicate-effect, phantom-read;
+//     (rw-register: txn of [:w k v] and [:r k v]): phantom-read.
+//   - no-lost-ack: lost-ack, an acknowledged write removed from the final dump.
+//   - slo: slow-ops, the ok ops of one window taking longer than every
+//     declared latency bound; failed-ops, enough of them failing to exceed
+//     the declared error rate.
+//   - fairness: starved-group, every ok op of one group failing.
+//   - recovery: slow-recovery, the ok ops within the bound after one fault
+//     failing, so the first ok op comes too late.
+//   - bank: broken-conservation, one balance of one read off by one.
+//   - monotonic-reads: stale-read, a session's later read returning the
+//     initial state after an earlier one saw a version.
+//   - read-your-writes: stale-read, a session's read after its own
+//     acknowledged write returning a value no op wrote.
+//   - exactly-once: duplicate-effect, a business key's record twice in the
+//     final dump; lost-ack, an acknowledged key's records removed from it.
+//   - replicas: phantom-read, one replica's final dump also holding a value
+//     no op wrote.
+//   - mutual-exclusion: duplicate-effect, an acquire that failed while
+//     another process held the lock completing ok.
+//   - prefix-order: phantom-read, a consumer view also showing a value
+//     nobody produced; duplicate-effect, a view showing a value twice.
+//   - replay-equivalence: phantom-read, the rebuilt state also holding a
+//     value no op wrote.
+//   - boundary: cross-tenant-leak, a tenant's read of its own key also
+//     holding another tenant's key.
+//   - unique-ids: duplicate-effect, one id handed out twice.
+//   - queue, total-queue (enqueue, dequeue, drain): phantom-read, a taken
+//     element no op enqueued; total-queue also lost-write, an acknowledged
+//     element nobody takes.
 //
 // Every mutant is built so that it is wrong for certain, not merely suspicious:
 // a stale read returns a value only one write ever produced, and that write
@@ -45,10 +80,25 @@ const (
 	LostWrite       = "lost-write"
 	SwappedAppends  = "swapped-appends"
 	DuplicateEffect = "duplicate-effect"
+	// LostAck removes an acknowledged write from the final dump (no-lost-ack).
+	LostAck = "lost-ack"
+	// SlowOps inflates the latency of a window's ok ops past the bounds (slo).
+	SlowOps = "slow-ops"
+	// FailedOps turns a window's ok ops to fail past the error rate (slo).
+	FailedOps = "failed-ops"
+	// StarvedGroup fails every ok op of one group (fairness).
+	StarvedGroup = "starved-group"
+	// SlowRecovery fails the ok ops that showed recovery from a fault (recovery).
+	SlowRecovery = "slow-recovery"
+	// BrokenConservation moves one bank read's balances off the total (bank).
+	BrokenConservation = "broken-conservation"
+	// CrossTenantLeak puts another tenant's data in a response (boundary).
+	CrossTenantLeak = "cross-tenant-leak"
 )
 
 // Kinds lists every mutant kind.
-var Kinds = []string{StaleRead, PhantomRead, LostWrite, SwappedAppends, DuplicateEffect}
+var Kinds = []string{StaleRead, PhantomRead, LostWrite, SwappedAppends, DuplicateEffect,
+	LostAck, SlowOps, FailedOps, StarvedGroup, SlowRecovery, BrokenConservation, CrossTenantLeak}
 
 // Mutant is a copy of a history with one planted defect.
 type Mutant struct {
@@ -58,14 +108,19 @@ type Mutant struct {
 	// Realtime says the defect is a defect only under real-time order: an
 	// oracle that promises serializability without it may rightly accept it.
 	Realtime bool
-	Ops      []history.Op // the mutated history; shares no edited value with the original
+	// Oracle is the checker (its Name) whose claim the mutant breaks and
+	// that judges it; Audit sets it.
+	Oracle string
+	Ops    []history.Op // the mutated history; shares no edited value with the original
 }
 
 // DefaultMaxPerKind is how many mutants of each kind Mutants derives when max <= 0.
 const DefaultMaxPerKind = 3
 
 // Mutants derives up to max mutants of each applicable kind from h,
-// deterministically from seed. It never modifies h.
+// deterministically from seed, for the kinds that need no oracle's options
+// (the register, set, counter, transaction, unique-id and queue families).
+// It never modifies h.
 func Mutants(h []history.Op, seed uint64, max int) []Mutant {
 	ms, _, _ := derive(h, seed, max)
 	return ms
@@ -83,7 +138,10 @@ func derive(h []history.Op, root uint64, max int) (ms []Mutant, notes []string, 
 	}
 	v := newView(h, pairs)
 	for _, fam := range families {
-		got, note := fam.derive(v, seed.New(root, "mutate/"+fam.name), max)
+		if fam.options {
+			continue
+		}
+		got, note := fam.derive(v, nil, seed.New(root, "mutate/"+fam.name), max)
 		ms = append(ms, got...)
 		if note != "" {
 			notes = append(notes, fam.name+": "+note)
@@ -94,23 +152,66 @@ func derive(h []history.Op, root uint64, max int) (ms []Mutant, notes []string, 
 	}
 	if len(notes) == 0 {
 		return nil, nil, fmt.Sprintf("no op shape the audit knows how to mutate (client functions seen: %s); it mutates "+
-			"read with write/put/cas (registers), add with read (set, counter) and txn appends (list-append)", strings.Join(v.functions(), ", "))
+			"read with write/put/cas (registers), add with read (set, counter), txn appends and register writes (list-append, rw-register), generate (unique ids) and enqueue with dequeue or drain (queues)", strings.Join(v.functions(), ", "))
 	}
 	return nil, notes, "no applicable mutant: " + strings.Join(notes, "; ")
 }
 
-// family derives the mutants of one workload shape; note says why it found
-// none although its shape is present ("" when its shape is absent).
+// family derives the mutants of one workload shape or oracle claim; note says
+// why it found none although its shape is present ("" when its shape is
+// absent).
 type family struct {
-	name   string
-	derive func(v *view, rng *rand.Rand, max int) ([]Mutant, string)
+	name string
+	// fits names the checkers (by Name) whose claim every mutant of the
+	// family breaks; they alone judge its mutants.
+	fits []string
+	// absent is why the family yields nothing when its op shape is missing.
+	absent string
+	// options says derive needs the oracle's check.OptionsOf; derive of any
+	// other family ignores it, so its mutants are shared by its oracles.
+	options bool
+	derive  func(v *view, opts any, rng *rand.Rand, max int) ([]Mutant, string)
 }
 
 var families = []family{
-	{"register", registerMutants},
-	{"set", setMutants},
-	{"counter", counterMutants},
-	{"list-append", appendMutants},
+	{"register", []string{"linearizable"}, "no ok read of a written key", false, historyOnly(registerMutants)},
+	{"set", []string{"set", "set-full"}, "no add with an ok read of the collection", false, historyOnly(setMutants)},
+	{"counter", []string{"counter"}, "no add with an ok read of an integer", false, historyOnly(counterMutants)},
+	{"list-append", []string{"transactional"}, "no transaction appends to a list", false, historyOnly(appendMutants)},
+	{"rw-register", []string{"transactional"}, "no transaction writes a register", false, historyOnly(rwRegisterMutants)},
+	{"unique-ids", []string{"unique-ids"}, "fewer than two ok generates", false, historyOnly(uniqueIDMutants)},
+	{"queue", []string{"queue", "total-queue"}, "no ok dequeue or drain of an enqueued queue", false, historyOnly(queueMutants)},
+	{"total-queue", []string{"total-queue"}, "no ok dequeue or drain of an enqueued queue", false, historyOnly(totalQueueMutants)},
+	{"no-lost-ack", []string{"no-lost-ack"}, "no acknowledged write and ok final dump", true, lostAckMutants},
+	{"slo", []string{"slo"}, "no window with ok ops to slow down", true, sloMutants},
+	{"fairness", []string{"fairness"}, "no group with ok ops to starve", true, fairnessMutants},
+	{"recovery", []string{"recovery"}, "no measured fault followed by an ok op", true, recoveryMutants},
+	{"bank", []string{"bank"}, "no ok read of integer balances", true, bankMutants},
+	{"monotonic-reads", []string{"monotonic-reads"}, "no session reads a key twice", true, monotonicMutants},
+	{"read-your-writes", []string{"read-your-writes"}, "no session reads a key after writing it", true, ryWMutants},
+	{"exactly-once", []string{"exactly-once"}, "no effect with a business key and ok final dump", true, exactlyOnceMutants},
+	{"replicas", []string{"replicas"}, "fewer than two replicas dumped their state", true, replicaMutants},
+	{"mutual-exclusion", []string{"mutual-exclusion"}, "no acquire of a lock", true, mutexMutants},
+	{"prefix-order", []string{"prefix-order"}, "no produce with an ok consumer view", true, prefixMutants},
+	{"replay-equivalence", []string{"replay-equivalence"}, "no ok replay", true, replayMutants},
+	{"boundary", []string{"boundary"}, "no ok read of a tenant's own key beside another tenant", true, boundaryMutants},
+}
+
+// historyOnly adapts a family that reads the history alone.
+func historyOnly(f func(v *view, rng *rand.Rand, max int) ([]Mutant, string)) func(*view, any, *rand.Rand, int) ([]Mutant, string) {
+	return func(v *view, _ any, rng *rand.Rand, max int) ([]Mutant, string) { return f(v, rng, max) }
+}
+
+// fitting lists the families whose mutants break the claim of the checker
+// named name.
+func fitting(name string) []family {
+	var out []family
+	for _, f := range families {
+		if slices.Contains(f.fits, name) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // call is one client operation: its invocation and completion positions.
@@ -120,14 +221,17 @@ type call struct {
 
 // view is a paired history the families read.
 type view struct {
-	h     []history.Op
-	calls []call // client calls in invocation order
+	h       []history.Op
+	calls   []call // client calls in invocation order
+	nemesis []call // nemesis ops in invocation order
 }
 
 func newView(h []history.Op, pairs []history.OpPair) *view {
 	v := &view{h: h, calls: make([]call, 0, len(pairs))}
 	for _, p := range pairs {
-		if !h[p.Invoke].IsNemesis() {
+		if h[p.Invoke].IsNemesis() {
+			v.nemesis = append(v.nemesis, call{inv: p.Invoke, comp: p.Complete})
+		} else {
 			v.calls = append(v.calls, call{inv: p.Invoke, comp: p.Complete})
 		}
 	}

@@ -144,7 +144,7 @@ func TestMutantsNoShape(t *testing.T) {
 		name, why string
 		h         []string
 	}{
-		{"unknown functions", "no op shape", cat(whole(0, "enqueue", "1", "1"), whole(1, "dequeue", "nil", "1"))},
+		{"unknown functions", "no op shape", cat(whole(0, "ping", "1", "1"), whole(1, "pong", "nil", "1"))},
 		{"register never read", "no ok read", cat(whole(0, "write", "1", "1"))},
 		{"unpaired", "cannot be paired", []string{op(0, "ok", "read", "1")}},
 	} {
