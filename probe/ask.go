@@ -15,8 +15,10 @@ const maxRetries = 3
 // lists what the plan needs, then asks for each requirement whether it is
 // available: y (default), n, or skip. Answers become Options.Said (verified
 // later, disagreements reported) and Options.Skip. BySUT rows are listed but
-// not asked about. End of input takes the default for the remaining rows; the
-// caller only calls Ask on a terminal without --yes.
+// not asked about; when every row is, Ask still waits for one line (Enter) so
+// the run never starts before the operator has read the list. End of input
+// takes the default for the remaining rows; the caller only calls Ask on a
+// terminal without --yes.
 func Ask(in io.Reader, out io.Writer, reqs []Requirement) (Options, error) {
 	o := Options{Said: map[string]bool{}}
 	if _, err := fmt.Fprintln(out, "The plan needs:"); err != nil {
@@ -34,8 +36,28 @@ func Ask(in io.Reader, out io.Writer, reqs []Requirement) (Options, error) {
 			return o, fmt.Errorf("probe: ask: %w", err)
 		}
 	}
-	fmt.Fprintln(out, "What is available, and what should be skipped? Answer y, n or skip (default y).")
 	sc := bufio.NewScanner(in)
+	askable := 0
+	for _, r := range reqs {
+		if !r.BySUT {
+			askable++
+		}
+	}
+	if askable == 0 {
+		// Nothing to answer, but the operator was told what the run needs:
+		// the run starts only when they say so (spec §8.1: ask first).
+		if _, err := fmt.Fprint(out, "Nothing to answer: the SUT brings up all of it. Press Enter to start the run (Ctrl-C stops) "); err != nil {
+			return o, fmt.Errorf("probe: ask: %w", err)
+		}
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return o, fmt.Errorf("probe: ask: read the go-ahead: %w", err)
+			}
+			fmt.Fprintln(out)
+		}
+		return o, nil
+	}
+	fmt.Fprintln(out, "What is available, and what should be skipped? Answer y, n or skip (default y).")
 	eof := false
 	for _, r := range reqs {
 		if r.BySUT {

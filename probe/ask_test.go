@@ -2,6 +2,7 @@ package probe
 
 import (
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -80,4 +81,67 @@ func FuzzAsk(f *testing.F) {
 			t.Fatalf("answers %+v do not cover %d requirements", o, len(reqs))
 		}
 	})
+}
+
+// countingReader counts the reads made of it.
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+// TestAskWaitsWhenNothingToAnswer: when the SUT brings up every
+// requirement there is no question, but Ask still reads the operator's
+// go-ahead before the run starts (it used to return at once).
+func TestAskWaitsWhenNothingToAnswer(t *testing.T) {
+	reqs := []Requirement{{Name: "demo store", UsedBy: []string{"S1"}, BySUT: true}}
+	for _, tt := range []struct {
+		name, input string
+	}{{"enter", "\n"}, {"end of input", ""}, {"any line", "go\n"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &countingReader{r: strings.NewReader(tt.input)}
+			var out strings.Builder
+			o, err := Ask(in, &out, reqs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.reads == 0 {
+				t.Error("Ask returned without reading the operator's answer")
+			}
+			if len(o.Said) != 0 || len(o.Skip) != 0 {
+				t.Errorf("Ask = %+v, want no answers", o)
+			}
+			if !strings.Contains(out.String(), "Press Enter") || strings.Contains(out.String(), "Answer y, n or skip") {
+				t.Errorf("prompt:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestAskReadsFromPipe drives Ask through a pipe, as a terminal would: a
+// write to the pipe completes only once Ask reads it, and Ask returns only
+// after the line has been read.
+func TestAskReadsFromPipe(t *testing.T) {
+	pr, pw := io.Pipe()
+	type result struct {
+		o   Options
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		o, err := Ask(pr, io.Discard, []Requirement{{Name: "iptables"}})
+		done <- result{o, err}
+	}()
+	if _, err := pw.Write([]byte("n\n")); err != nil { // blocks until Ask reads
+		t.Fatal(err)
+	}
+	r := <-done
+	pw.Close()
+	if r.err != nil || !reflect.DeepEqual(r.o.Said, map[string]bool{"iptables": false}) {
+		t.Fatalf("Ask = %+v, %v; want iptables said absent", r.o, r.err)
+	}
 }

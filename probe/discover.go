@@ -6,9 +6,11 @@
 package probe
 
 import (
+	"bufio"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -63,6 +65,11 @@ var (
 func Discover(root string) []Tool {
 	if root == "" {
 		root = "."
+	}
+	if insideOwnRepo(root) {
+		// Run from a faultline checkout: its .ci/run, Makefile and scripts
+		// test faultline, not the system under test.
+		return nil
 	}
 	fsys := os.DirFS(root)
 	var tools []Tool
@@ -221,4 +228,45 @@ func containsAny(s string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// OwnModule is faultline's own Go module path: a go.mod declaring it marks
+// faultline's repository.
+const OwnModule = "github.com/faultline/faultline"
+
+// insideOwnRepo reports whether dir is in faultline's own repository: the
+// nearest go.mod at or above dir declares OwnModule.
+func insideOwnRepo(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for {
+		if mod, ok := modulePath(filepath.Join(abs, "go.mod")); ok {
+			return mod == OwnModule
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return false
+		}
+		abs = parent
+	}
+}
+
+// modulePath reads the module directive of a go.mod; ok is false when the
+// file cannot be read.
+func modulePath(gomod string) (string, bool) {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "module" {
+			return strings.Trim(fields[1], `"`), true
+		}
+	}
+	return "", true
 }

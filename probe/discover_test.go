@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"testing"
@@ -169,5 +170,47 @@ func BenchmarkDiscover(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Discover(root)
+	}
+}
+
+// TestDiscoverOwnRepo: run from inside faultline's own checkout, discovery
+// must not offer faultline's CI and scripts as the tested system's toolbox;
+// a system with its own go.mod (even nested inside the checkout) is still
+// catalogued.
+func TestDiscoverOwnRepo(t *testing.T) {
+	ciRun := "#!/bin/sh\niptables -L\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		dir   string // discovery root inside the tree
+		want  []Tool
+	}{
+		{name: "faultline's repository root",
+			files: map[string]string{"go.mod": "module " + OwnModule + "\n\ngo 1.26\n", ".ci/run": ciRun, "scripts/partition.sh": ciRun},
+			want:  nil},
+		{name: "a directory inside faultline's repository",
+			files: map[string]string{"go.mod": "module " + OwnModule + "\n", "sub/.ci/run": ciRun},
+			dir:   "sub", want: nil},
+		{name: "quoted module path",
+			files: map[string]string{"go.mod": "module \"" + OwnModule + "\"\n", ".ci/run": ciRun},
+			want:  nil},
+		{name: "another Go module",
+			files: map[string]string{"go.mod": "module example.com/store\n", ".ci/run": ciRun},
+			want:  []Tool{{Path: ".ci/run", Role: RoleCIFaults}}},
+		{name: "a system with its own go.mod nested in faultline's checkout",
+			files: map[string]string{"go.mod": "module " + OwnModule + "\n", "sut/go.mod": "module example.com/sut\n", "sut/.ci/run": ciRun},
+			dir:   "sut", want: []Tool{{Path: ".ci/run", Role: RoleCIFaults}}},
+		{name: "no go.mod at all",
+			files: map[string]string{".ci/run": ciRun},
+			want:  []Tool{{Path: ".ci/run", Role: RoleCIFaults}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := writeTree(t, tt.files)
+			got := Discover(filepath.Join(root, tt.dir))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Discover = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

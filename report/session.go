@@ -50,7 +50,22 @@ func Slug(path string) string {
 // sessions started in the same second get distinct directories.
 func NewSession(root, slug string, now time.Time) (*Session, error) {
 	now = now.UTC()
-	base := filepath.Join(root, slug, now.Format("20060102T150405Z"))
+	return newSessionAt(filepath.Join(root, slug, now.Format("20060102T150405Z")), slug, now)
+}
+
+// NewSessionBeside creates a session that derives from the session at
+// original (a replay or reduction of it) in the same <root>/<slug>/
+// directory, named <UTC time>-<kind>, so a run and what was made of it are
+// listed together.
+func NewSessionBeside(original, kind string, now time.Time) (*Session, error) {
+	now = now.UTC()
+	parent := filepath.Dir(filepath.Clean(original))
+	return newSessionAt(filepath.Join(parent, now.Format("20060102T150405Z")+"-"+kind), filepath.Base(parent), now)
+}
+
+// newSessionAt creates base (or base-2, base-3, ... when it exists) with the
+// session subdirectories.
+func newSessionAt(base, slug string, now time.Time) (*Session, error) {
 	dir := base
 	for i := 2; ; i++ {
 		err := os.MkdirAll(filepath.Dir(dir), 0o755)

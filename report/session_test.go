@@ -84,3 +84,34 @@ func TestSessionLogAndResults(t *testing.T) {
 		t.Fatalf("results.json = %s (%v)", data, err)
 	}
 }
+
+// TestNewSessionBeside: a replay or reduction lands in the original's
+// <root>/<slug>/ directory, whatever the current directory is, and two in
+// the same second do not collide.
+func TestNewSessionBeside(t *testing.T) {
+	root := t.TempDir()
+	now := time.Date(2026, 11, 30, 5, 6, 7, 0, time.UTC)
+	orig, err := NewSession(root, "demo-store", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := now.Add(time.Minute)
+	for _, tt := range []struct {
+		original, kind, want string
+	}{
+		{orig.Dir, "replay", filepath.Join(root, "demo-store", "20261130T050707Z-replay")},
+		{orig.Dir + "/", "replay", filepath.Join(root, "demo-store", "20261130T050707Z-replay-2")},
+		{orig.Dir, "reduce", filepath.Join(root, "demo-store", "20261130T050707Z-reduce")},
+	} {
+		s, err := NewSessionBeside(tt.original, tt.kind, later)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Dir != tt.want || s.Slug != "demo-store" {
+			t.Errorf("NewSessionBeside(%s, %s) = %s (slug %s), want %s (slug demo-store)", tt.original, tt.kind, s.Dir, s.Slug, tt.want)
+		}
+		if st, err := os.Stat(filepath.Join(s.Dir, "findings")); err != nil || !st.IsDir() {
+			t.Errorf("%s: missing findings/", s.Dir)
+		}
+	}
+}

@@ -35,6 +35,7 @@ type checkFlags struct {
 
 func newCheckCmd() *cobra.Command {
 	var f checkFlags
+	var output func() error // set by registerOutput below, called first in RunE
 	cmd := &cobra.Command{
 		Use:   "check --model M [flags] HISTORY...",
 		Short: "Check recorded histories (Jepsen EDN, Jepsen logs, faultline JSONL)",
@@ -57,10 +58,15 @@ check), 3 input rejected (the message names file:line and what was expected),
 		Example: `  faultline check --model cas-register etcd_000.log
   faultline check --model kv --format edn c10-ok.txt c10-bad.txt
   faultline check --model multi-register --init '{x:0,y:0}' history.edn
-  faultline check --model register --json history.jsonl
+  faultline check --model register -o json history.jsonl
   faultline check --model list-append --consistency-model serializable history.edn`,
 		Args: minArgs(1, "HISTORY file"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runCheck(cmd, f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := output(); err != nil {
+				return err
+			}
+			return runCheck(cmd, f, args)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "model: "+strings.Join(allModels(), ", ")+" (required)")
@@ -68,41 +74,57 @@ check), 3 input rejected (the message names file:line and what was expected),
 	fl.StringVar(&f.init, "init", "nil", "initial state: nil, 0, \"s\", {x:0,y:0}")
 	fl.StringVar(&f.format, "format", "auto", "history format: auto, edn, jepsen-log, jsonl")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "bound on the search per history (0 = none)")
-	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
 	fl.StringVar(&f.out, "out", "", "write explanations and HTML visualizations under DIR/<history name>/")
 	fl.Int64Var(&f.bank, "bank-total", 0, "for bank: the conserved total of all balances (0 = the first read's sum)")
+	output = registerOutput(cmd, &f.json)
+	registerModelCompletion(cmd)
 	return cmd
 }
 
-// allModels lists every --model value: linearizability models, transactional
-// workloads, then the oracles that need no model search.
+// oracleModel is a --model value whose checker needs no model search.
+type oracleModel struct {
+	name string
+	make func(f checkFlags) check.Checker
+}
+
+// oracles are the --model values that need no model search, in the order
+// help lists them; each builds its checker from the flags.
+var oracles = []oracleModel{
+	{"set", func(checkFlags) check.Checker { return check.Set() }},
+	{"set-full", func(checkFlags) check.Checker { return check.SetFull(check.SetFullOptions{}) }},
+	{"counter", func(checkFlags) check.Checker { return check.Counter() }},
+	{"bank", func(f checkFlags) check.Checker { return check.Bank(check.BankOptions{Total: f.bank}) }},
+	{"unique-ids", func(checkFlags) check.Checker { return check.UniqueIDs() }},
+	{"queue", func(checkFlags) check.Checker { return check.Queue() }},
+	{"total-queue", func(checkFlags) check.Checker { return check.TotalQueue() }},
+}
+
+// allModels lists every --model value from where each kind is registered:
+// the linearizability models, the transactional workloads, then the oracles.
 func allModels() []string {
-	return slices.Concat(check.Models(), check.TransactionalWorkloads,
-		[]string{"set", "set-full", "counter", "bank", "unique-ids", "queue", "total-queue"})
+	names := slices.Concat(check.Models(), check.TransactionalWorkloads)
+	for _, o := range oracles {
+		names = append(names, o.name)
+	}
+	return names
 }
 
 // newChecker builds the checker --model names.
 func newChecker(f checkFlags, init any) (check.Checker, error) {
+	if !slices.Contains(allModels(), f.model) {
+		return nil, fmt.Errorf("--model %q: no such model; want one of %s", f.model, strings.Join(allModels(), ", "))
+	}
 	if f.bank != 0 && f.model != "bank" {
 		return nil, fmt.Errorf("--bank-total applies to bank, not %s", f.model)
 	}
 	if f.bank < 0 {
 		return nil, fmt.Errorf("--bank-total must not be negative, got %d", f.bank)
 	}
-	oracles := map[string]func() check.Checker{
-		"set":         check.Set,
-		"set-full":    func() check.Checker { return check.SetFull(check.SetFullOptions{}) },
-		"counter":     check.Counter,
-		"bank":        func() check.Checker { return check.Bank(check.BankOptions{Total: f.bank}) },
-		"unique-ids":  check.UniqueIDs,
-		"queue":       check.Queue,
-		"total-queue": check.TotalQueue,
-	}
-	if mk, ok := oracles[f.model]; ok {
+	if i := slices.IndexFunc(oracles, func(o oracleModel) bool { return o.name == f.model }); i >= 0 {
 		if f.init != "nil" || len(f.cms) > 0 {
 			return nil, fmt.Errorf("--init and --consistency-model do not apply to %s", f.model)
 		}
-		return mk(), nil
+		return oracles[i].make(f), nil
 	}
 	if slices.Contains(check.TransactionalWorkloads, f.model) {
 		if f.init != "nil" {

@@ -19,7 +19,7 @@ import (
 func newCompileCmd() *cobra.Command {
 	var outDir, suite, tier string
 	cmd := &cobra.Command{
-		Use:   "compile PLAN.md [-o DIR] [--suite PATH]",
+		Use:   "compile PLAN.md [--out DIR] [--suite PATH]",
 		Short: "Turn a test plan's scenarios into Starlark scenario files",
 		Long: `Compile each scenario of a plan (each arm, for a scenario with arms) into a
 readable Starlark file that loads the stdlib and the suite file.
@@ -35,7 +35,12 @@ How to reach the system under test comes from the suite file (--suite, default
 faultline.star next to the generated files), which defines nodes, db and client.
 
 A generated file is overwritten only when it carries the compiler's provenance
-header; a hand-edited file without it is kept and <name>.new written beside it.`,
+header; a hand-edited file without it is kept and <name>.new written beside it.
+
+Exit codes: 0 compiled, 3 the plan does not lint or a field could not be
+mapped (the message names file:line), 64 usage error.`,
+		Example: `  faultline compile examples/plans/demo.md --out /tmp/demo --suite examples/demo/faultline.star
+  faultline compile plan.md --tier smoke`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("compile: want exactly one PLAN.md")
@@ -58,8 +63,11 @@ header; a hand-edited file without it is kept and <name>.new written beside it.`
 		},
 	}
 	cmd.Flags().StringVarP(&outDir, "out", "o", ".", "directory the scenario files are written to")
+	// -o means an output format elsewhere (run, check; kubectl, etcdctl).
+	_ = cmd.Flags().MarkShorthandDeprecated("out", "use --out DIR")
 	cmd.Flags().StringVar(&suite, "suite", "", "suite file defining nodes, db and client (default faultline.star beside the output)")
 	cmd.Flags().StringVar(&tier, "tier", "", "emit only this tier's budget (smoke, hardening, release); default every declared tier")
+	registerTierCompletion(cmd)
 	return cmd
 }
 

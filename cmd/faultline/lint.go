@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,7 +16,7 @@ import (
 
 func newLintCmd() *cobra.Command {
 	var libs []string
-	var tier, nodes string
+	var tier, nodes, suite string
 	cmd := &cobra.Command{
 		Use:   "lint PLAN.md|SCENARIO.star",
 		Short: "Validate a test plan or a scenario script without running it",
@@ -29,16 +31,29 @@ A script (.star) is loaded with its load() statements and every scenario
 declaration (client, workload, checker, budgets, concurrency) is validated;
 problems come as file:line:col with the Starlark backtrace.
 
-Exit 3 when the plan or script is rejected, 0 otherwise (warnings included).`,
+A plan also needs its suite file (nodes, db, client): --suite, else the
+file the plan's **Suite:** header names (relative to the plan), else
+faultline.star beside the plan. Lint rejects a plan whose suite is missing,
+exactly as run would block it.
+
+Exit codes: 0 ok (warnings included), 3 the plan or script is rejected (the
+message names file:line), 64 usage error.`,
+		Example: `  faultline lint examples/plans/demo.md
+  faultline lint plan.md --suite ../suite/faultline.star
+  faultline lint examples/scenarios/register.star
+  faultline lint my.star --lib mylib=./lib --tier release`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErr("lint: want exactly one SCENARIO.star")
+				return usageErr("lint: want exactly one PLAN.md or SCENARIO.star (see 'faultline lint --help')")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.HasSuffix(strings.ToLower(args[0]), ".md") {
-				return lintPlan(cmd.OutOrStdout(), args[0])
+				return lintPlan(cmd.OutOrStdout(), args[0], suite)
+			}
+			if !interp.ValidTier(tier) {
+				return usageErr("lint: --tier %q: want one of %s", tier, strings.Join(interp.Tiers, ", "))
 			}
 			roots, err := interp.ParseLibs(libs)
 			if err != nil {
@@ -70,13 +85,16 @@ Exit 3 when the plan or script is rejected, 0 otherwise (warnings included).`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&libs, "lib", nil, "load root: NAME=DIR makes @NAME//file.star loadable (repeatable)")
-	cmd.Flags().StringVar(&tier, "tier", "smoke", "tier whose budget must be present")
+	cmd.Flags().StringVar(&tier, "tier", "smoke", "tier whose budget must be present: "+strings.Join(interp.Tiers, ", "))
 	cmd.Flags().StringVar(&nodes, "nodes", "n1,n2,n3", "node names scripts see (commands to them are only recorded)")
+	cmd.Flags().StringVar(&suite, "suite", "", "for a plan: the suite file run would use (default: the plan's Suite: header, else faultline.star beside the plan)")
+	registerTierCompletion(cmd)
 	return cmd
 }
 
-// lintPlan prints every diagnostic of the plan at path; errors halt (exit 3).
-func lintPlan(out io.Writer, path string) error {
+// lintPlan prints every diagnostic of the plan at path; errors halt (exit
+// 3), and so does a suite run could not find (suite is --suite).
+func lintPlan(out io.Writer, path, suite string) error {
 	p, ds, err := plans.Load(path)
 	if err != nil {
 		return &exitError{code: exitRejected, err: err}
@@ -87,8 +105,54 @@ func lintPlan(out io.Writer, path string) error {
 	if plans.HasErrors(ds) {
 		return &exitError{code: exitRejected, err: fmt.Errorf("%s: the plan cannot run as written (halt rule); fix the errors above", path)}
 	}
-	fmt.Fprintf(out, "%s: %d scenarios, %d warnings; ok to run\n", path, len(p.Scenarios), len(ds))
+	file, err := planSuite(suite, path, p)
+	if err != nil {
+		return &exitError{code: exitRejected, err: fmt.Errorf("%s: run would be BLOCKED: %w", path, err)}
+	}
+	fmt.Fprintf(out, "%s: %d scenarios, %d warnings, suite %s; ok to run\n", path, len(p.Scenarios), len(ds), file)
 	return nil
+}
+
+// headerSuite is the plan header field naming the plan's suite file.
+const headerSuite = "Suite"
+
+// planSuite finds the suite file a plan runs with, as run and lint both
+// resolve it: --suite (flag); else the file the plan's **Suite:** header
+// names, relative to the plan; else faultline.star beside the plan. The
+// header is skipped when its file is missing but one sits beside the plan
+// (a plan copied next to its suite, as faultline demo does). It fails, saying
+// what it tried, when the file is not there.
+func planSuite(flag, planPath string, p *plans.Plan) (string, error) {
+	exists := func(f string) bool {
+		st, err := os.Stat(f)
+		return err == nil && !st.IsDir()
+	}
+	if flag != "" {
+		if !exists(flag) {
+			return "", fmt.Errorf("--suite %s: no such file", flag)
+		}
+		return flag, nil
+	}
+	dir := filepath.Dir(planPath)
+	beside := filepath.Join(dir, "faultline.star")
+	var named string
+	if p != nil {
+		if v := strings.Trim(strings.TrimSpace(p.HeaderValue(headerSuite)), "`"); v != "" {
+			named = v
+			if !filepath.IsAbs(named) {
+				named = filepath.Join(dir, named)
+			}
+		}
+	}
+	switch {
+	case named != "" && exists(named):
+		return named, nil
+	case exists(beside):
+		return beside, nil
+	case named != "":
+		return "", fmt.Errorf("no suite file: the plan's Suite: header names %s, which does not exist, and there is no %s; fix the header or pass --suite FILE", named, beside)
+	}
+	return "", fmt.Errorf("no suite file: %s does not exist; pass --suite FILE (the suite defines nodes, db and client) or name it in the plan header as **Suite:** PATH", beside)
 }
 
 // dryRunPool is a pool whose nodes record commands and run nothing.

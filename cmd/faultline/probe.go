@@ -78,7 +78,10 @@ func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.Compi
 	}
 	reqs := probe.Requirements(p, scenarioUses(compiled, f.nodes.local))
 	if !f.yes && !f.json && isTerminal(os.Stdin) && isTerminal(stderr) {
-		said, err := probe.Ask(os.Stdin, stderr, reqs)
+		said, err := askInterruptibly(ctx, os.Stdin, stderr, reqs)
+		if err != nil && ctx.Err() != nil {
+			return probe.Matrix{}, &exitError{code: exitUnknown, err: fmt.Errorf("capability questions: %w; nothing was run", err)}
+		}
 		if err != nil {
 			return probe.Matrix{}, usageErr("capability questions: %w", err)
 		}
@@ -87,6 +90,27 @@ func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.Compi
 	m := probe.Check(ctx, reqs, opts)
 	header.Capabilities = m.Markdown()
 	return m, nil
+}
+
+// askInterruptibly runs probe.Ask but gives up when ctx ends: run catches
+// Ctrl-C into ctx, so a read blocked on the terminal would otherwise keep
+// the process waiting for an answer nobody will give.
+func askInterruptibly(ctx context.Context, in io.Reader, out io.Writer, reqs []probe.Requirement) (probe.Options, error) {
+	type answer struct {
+		o   probe.Options
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		o, err := probe.Ask(in, out, reqs)
+		done <- answer{o, err}
+	}()
+	select {
+	case a := <-done:
+		return a.o, a.err
+	case <-ctx.Done():
+		return probe.Options{}, fmt.Errorf("interrupted before the questions were answered: %w", ctx.Err())
+	}
 }
 
 func newProbeCmd() *cobra.Command {
@@ -99,7 +123,13 @@ func newProbeCmd() *cobra.Command {
 kernel features, databases — and print Requirement | Present? | Version |
 Source, with the install command for what is missing and trivially installable
 (never run) and the scenarios each missing capability would make
-INCONCLUSIVE-env. Exit 2 when something needed is missing.`,
+INCONCLUSIVE-env.
+
+Exit codes: 0 everything needed is present, 2 something needed is missing
+(the scenarios it would make INCONCLUSIVE-env are listed), 3 the plan does
+not lint, 64 usage error.`,
+		Example: `  faultline probe examples/plans/demo.md --local
+  faultline probe plan.md --assume iptables=present --skip tc-netem`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("probe: want exactly one PLAN.md")

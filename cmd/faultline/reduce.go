@@ -48,8 +48,16 @@ anomaly class) until no single unit can be dropped; then it drops whole
 client threads (fewer clients), then finer slices of ops, until --max-runs
 replays are spent. The minimal schedule is written to
 the new session's artifacts/<scenario>/schedule.jsonl, so 'faultline replay'
-runs it; reduce.json records "N events -> k, reproduced r of m runs".`,
-		Example: `  faultline reduce test-sessions/demo-store/20261130T081727Z --scenario S1`,
+runs it; reduce.json records "N events -> k, reproduced r of m runs", and
+findings/report.md says the same in words. The new session lands beside the
+original (<root>/<slug>/<UTC time>-reduce) unless --out names a root.
+
+Exit codes: 0 a reduced schedule was written, 2 unknown (the replays could
+not run, so nothing was decided), 3 the session cannot be reduced (no
+recorded schedule, or the scenario did not fail), 64 usage error (several
+failed scenarios and no --scenario).`,
+		Example: `  faultline reduce test-sessions/demo-store/20261130T081727Z --scenario S1
+  faultline reduce SESSION --scenario S1 --max-runs 20 --runs 3`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErr("reduce: want exactly one SESSION_DIR (see 'faultline reduce --help')")
@@ -105,7 +113,7 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	sess, err := report.NewSession(f.out, "reduce-"+filepath.Base(filepath.Dir(filepath.Clean(session))), time.Now())
+	sess, err := derivedSession(cmd, f.out, session, "reduce")
 	if err != nil {
 		return err
 	}
@@ -206,7 +214,7 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 		}
 	}
 	if err != nil && len(res.Minimal) == 0 {
-		return fmt.Errorf("reduce: %w", err)
+		return &exitError{code: exitUnknown, err: fmt.Errorf("reduce: no replay decided anything: %w", err)}
 	}
 	minimal := interp.Flatten(res.Minimal)
 	rec.EventsAfter, rec.Replays, rec.OneMinimal, rec.Tried = len(minimal), res.Runs, res.OneMinimal, res.Tried
@@ -225,13 +233,37 @@ func reduceSession(cmd *cobra.Command, f replayFlags, session string, maxRuns, r
 	if err := sess.WriteJSON(filepath.Join("artifacts", t.id, "checker.json"), t.orig); err != nil {
 		return err
 	}
-	rec.ReplayCommand = "faultline replay " + sess.Dir
+	rec.ReplayCommand = replayCommand(sess.Dir, f.libs, f.nodes)
 	if err := sess.WriteJSON("reduce.json", rec); err != nil {
+		return err
+	}
+	if err := writeReduceReport(sess, rec); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "schedule: %d events -> %d, reproduced %d of %d runs (%d replays, 1-minimal: %v)\n",
 		rec.EventsBefore, rec.EventsAfter, rec.Reproduced, rec.Of, rec.Replays, rec.OneMinimal)
 	fmt.Fprintf(stdout, "minimal schedule: %s\nreplay: %s\n", rec.Schedule, rec.ReplayCommand)
+	return nil
+}
+
+// writeReduceReport writes findings/report.md of a reduce session: what was
+// reduced and what came of it, in the words of reduce.json.
+func writeReduceReport(sess *report.Session, rec reduction) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Reduction of %s (%s)\n\n- Session: `%s`\n", rec.ReduceOf, rec.Scenario, sess.Dir)
+	fmt.Fprintf(&b, "- History: %s\n", rec.HistoryShrink)
+	if rec.ShrunkHistory != "" {
+		fmt.Fprintf(&b, "- Shrunk history: `%s`\n", rec.ShrunkHistory)
+	}
+	if rec.FirstCandidate != "" {
+		fmt.Fprintf(&b, "- First candidate: %s\n", rec.FirstCandidate)
+	}
+	fmt.Fprintf(&b, "- Schedule: %d events -> %d, reproduced %d of %d runs (%d replays, 1-minimal: %v)\n",
+		rec.EventsBefore, rec.EventsAfter, rec.Reproduced, rec.Of, rec.Replays, rec.OneMinimal)
+	fmt.Fprintf(&b, "- Minimal schedule: `%s`\n- Replay it: `%s`\n", rec.Schedule, rec.ReplayCommand)
+	if err := os.WriteFile(filepath.Join(sess.Dir, "findings", "report.md"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write reduce report: %w", err)
+	}
 	return nil
 }
 

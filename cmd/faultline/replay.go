@@ -49,8 +49,13 @@ scenario, if none failed). Local runs (--local, faultline demo) get fresh
 local nodes; runs on real nodes need --nodes or --nodes-file again, which
 may name another cluster.
 
-Exit status: 1 when the replay found an anomaly, 0 when it found none, 2
-when its check could not decide, 3 when the session cannot be replayed.`,
+The new session lands beside the original (<root>/<slug>/<UTC time>-replay)
+unless --out names a root; its findings/report.md says what was replayed and
+whether the anomaly reproduced. Load roots are not recorded: pass the
+original run's --lib again (the printed replay commands include them).
+
+Exit codes: 0 the replay found no anomaly, 1 it found one, 2 its check could
+not decide, 3 the session cannot be replayed, 64 usage error.`,
 		Example: `  faultline replay test-sessions/demo-store/20261130T081727Z
   faultline replay SESSION --scenario S1 --nodes-file /var/lib/faultline/cluster/nodes --ssh-key ...`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -111,8 +116,7 @@ func replaySession(cmd *cobra.Command, f replayFlags, session string) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	slug := "replay-" + filepath.Base(filepath.Dir(filepath.Clean(session)))
-	sess, err := report.NewSession(f.out, slug, time.Now())
+	sess, err := derivedSession(cmd, f.out, session, "replay")
 	if err != nil {
 		return err
 	}
@@ -139,10 +143,13 @@ func replaySession(cmd *cobra.Command, f replayFlags, session string) error {
 			o.Original, orNone(o.Was), o.Replay, orNone(o.Now))
 	}
 	code := worstExit(results)
+	if err := writeReplayReport(sess, session, f, outs, code); err != nil {
+		return err
+	}
 	if err := sess.Finish(header, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "session: %s\n", sess.Dir)
+	fmt.Fprintf(stdout, "session: %s\nreport: %s\n", sess.Dir, filepath.Join(sess.Dir, "findings", "report.md"))
 	if code != exitOK {
 		return &exitError{code: code}
 	}
@@ -195,6 +202,11 @@ func runRecorded(ctx context.Context, t recorded, events []interp.Event, dir str
 	}
 	defer release()
 	loaded, err := interp.Load(ctx, script, interp.LoadOptions{Libs: libs, Seed: t.header.Seed, Print: stderr, Pool: pool})
+	if err != nil && len(libs) == 0 {
+		// The schedule does not record load roots; the printed replay
+		// commands carry them, a hand-typed one may not.
+		return nil, fmt.Errorf("%w (if the original run had --lib NAME=DIR, pass it again)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +217,45 @@ func runRecorded(ctx context.Context, t recorded, events []interp.Event, dir str
 	return interp.Run(ctx, loaded.Scenarios[i], interp.RunOptions{Tier: t.header.Tier, Seed: t.header.Seed,
 		Dir: dir, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: script,
 		Replay: &interp.Replay{Events: events, AsFastAsPossible: f.fast}})
+}
+
+// derivedSession makes the session of a replay or reduction of original:
+// beside it (<root>/<slug>/<UTC time>-<kind>), or under --out when given.
+func derivedSession(cmd *cobra.Command, out, original, kind string) (*report.Session, error) {
+	if cmd.Flags().Changed("out") {
+		return report.NewSession(out, kind+"-"+filepath.Base(filepath.Dir(filepath.Clean(original))), time.Now())
+	}
+	return report.NewSessionBeside(original, kind, time.Now())
+}
+
+// writeReplayReport writes findings/report.md of a replay session: what was
+// replayed, from where, and whether the original anomaly came back.
+func writeReplayReport(sess *report.Session, original string, f replayFlags, outs []replayOutcome, code int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Replay of %s\n\n- Session: `%s`\n- Result: **%s** (exit %d)\n", original, sess.Dir, overall(code), code)
+	if f.fast {
+		b.WriteString("- Timing: as fast as possible (recorded order per thread, recorded times ignored)\n")
+	} else {
+		b.WriteString("- Timing: the recorded times\n")
+	}
+	if len(outs) == 0 {
+		b.WriteString("\nNothing was replayed (interrupted before the first scenario).\n")
+	}
+	for _, o := range outs {
+		fmt.Fprintf(&b, "\n## %s: reproduced: %s\n\n", o.Scenario, o.Reproduced)
+		fmt.Fprintf(&b, "- Original: `%s`: %s\n", o.Original, orNone(o.Was))
+		if o.Result == "error" {
+			fmt.Fprintf(&b, "- Replay: did not run: %s\n", o.Summary)
+			continue
+		}
+		fmt.Fprintf(&b, "- Replay: `%s`: %s\n", o.Replay, orNone(o.Now))
+		fmt.Fprintf(&b, "- Replay check: %s: %s\n", o.Result, o.Summary)
+	}
+	fmt.Fprintf(&b, "\nReplay again: `%s`\n", replayCommand(original, f.libs, f.nodes))
+	if err := os.WriteFile(filepath.Join(sess.Dir, "findings", "report.md"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write replay report: %w", err)
+	}
+	return nil
 }
 
 func orNone(s []string) string {

@@ -3,8 +3,12 @@ package main
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/faultline/faultline/interp"
 )
 
 // version is set by the linker (-ldflags "-X main.version=..."); otherwise the
@@ -20,20 +24,30 @@ injected on a schedule, a recorded history, and checkers that decide whether
 what the system did is allowed (linearizability and more).
 
 Start here:
-  faultline run examples/scenarios/register.star     run a scenario, write a session directory
-  faultline check --model cas-register history.edn    check a recorded (Jepsen) history
-  faultline lint SCENARIO.star                        validate a script without running it
+  faultline demo                                    the example plan against a local demo cluster
+  faultline run examples/plans/demo.md --local      the same plan, run as any plan is
+  faultline run examples/scenarios/register.star    run a scenario, write a session directory
+  faultline check --model cas-register history.edn  check a recorded (Jepsen) history
+  faultline lint PLAN.md|SCENARIO.star              validate a plan or script without running it
 
 Exit codes of run and check: 0 valid, 1 anomaly found, 2 unknown,
-3 input rejected (message names file:line), 64 usage error.`,
+3 input rejected (message names file:line), 64 usage error. 'go run' reports
+every non-zero exit as 1: build it (go install ./cmd/faultline) to see them.
+
+Flag conventions: --out DIR says where files go (a session root, or
+explanations); -o/--output FORMAT (text or json) says what stdout looks like,
+on the commands that have formats (run, check).`,
+		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("faultline {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErr("%w (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newVersionCmd(), newCheckCmd(), newRunCmd(), newLintCmd(), newClusterCmd(), newHealCmd())
 	root.AddCommand(newCompileCmd(), newProbeCmd(), newDemoCmd(), newDemoNodeCmd(), newAgentCmd(), newReplayCmd(), newReduceCmd())
+	root.AddCommand(newExportCmd())
 	return root
 }
 
@@ -55,10 +69,17 @@ func buildVersion() string {
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v := bi.Main.Version
+		rev, dirty := "", ""
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += " (" + s.Value[:12] + ")"
+			switch {
+			case s.Key == "vcs.revision" && len(s.Value) >= 12:
+				rev = s.Value[:12]
+			case s.Key == "vcs.modified" && s.Value == "true":
+				dirty = ", modified" // built from a checkout with uncommitted changes
 			}
+		}
+		if rev != "" {
+			v += " (" + rev + dirty + ")"
 		}
 		if v != "" {
 			return v
@@ -76,4 +97,50 @@ func minArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// outputFormats are the values of -o/--output.
+var outputFormats = []string{"text", "json"}
+
+// registerOutput adds -o/--output FORMAT to cmd, keeping --json (the old
+// spelling of -o json) working as a hidden alias. The returned
+// func, called first in RunE, sets *json from whichever was given.
+func registerOutput(cmd *cobra.Command, json *bool) func() error {
+	var format string
+	fl := cmd.Flags()
+	fl.StringVarP(&format, "output", "o", "text", "stdout format: "+strings.Join(outputFormats, " or ")+" (json: one JSON document and nothing else)")
+	// Hidden rather than MarkDeprecated: pflag would print the deprecation
+	// notice on the command's output, and -o json promises nothing but JSON.
+	fl.BoolVar(json, "json", false, "deprecated spelling of -o json")
+	_ = fl.MarkHidden("json")
+	_ = cmd.RegisterFlagCompletionFunc("output", fixedCompletion(outputFormats))
+	return func() error {
+		if !slices.Contains(outputFormats, format) {
+			return usageErr("%s: -o/--output %q: want %s", cmd.Name(), format, strings.Join(outputFormats, " or "))
+		}
+		if *json && fl.Changed("output") && format != "json" {
+			return usageErr("%s: --json and -o %s contradict each other", cmd.Name(), format)
+		}
+		*json = *json || format == "json"
+		return nil
+	}
+}
+
+// fixedCompletion completes a flag value from a fixed list.
+func fixedCompletion(values []string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// registerTierCompletion completes --tier from the tiers the engine knows.
+func registerTierCompletion(cmd *cobra.Command) {
+	_ = cmd.RegisterFlagCompletionFunc("tier", fixedCompletion(interp.Tiers))
+}
+
+// registerModelCompletion completes --model from the registered models.
+func registerModelCompletion(cmd *cobra.Command) {
+	_ = cmd.RegisterFlagCompletionFunc("model", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return allModels(), cobra.ShellCompDirectiveNoFileComp
+	})
 }

@@ -1,0 +1,516 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/plans"
+	"github.com/faultline/faultline/report"
+)
+
+// TestReproduceCommand: the printed reproduce command carries every flag a
+// run needs to be repeated, each once.
+func TestReproduceCommand(t *testing.T) {
+	base := runFlags{seed: 42, tier: "smoke"}
+	with := func(mod func(*runFlags)) runFlags { f := base; mod(&f); return f }
+	tests := []struct {
+		name     string
+		f        runFlags
+		realtime bool
+		want     string
+	}{
+		{"in-process, simulated", base, false,
+			"faultline run s.star --scenario a --seed 42 --tier smoke"},
+		{"--realtime asked and the run was real-time: once", with(func(f *runFlags) { f.realtime = true }), true,
+			"faultline run s.star --scenario a --seed 42 --tier smoke --realtime"},
+		{"real-time because the client needs it", base, true,
+			"faultline run s.star --scenario a --seed 42 --tier smoke --realtime"},
+		{"--local with the default nodes names them", with(func(f *runFlags) { f.nodes.local = true }), true,
+			"faultline run s.star --scenario a --seed 42 --tier smoke --local --nodes n1,n2,n3 --realtime"},
+		{"--local with five nodes", with(func(f *runFlags) { f.nodes.local, f.nodes.nodes = true, "a,b,c,d,e" }), true,
+			"faultline run s.star --scenario a --seed 42 --tier smoke --local --nodes a,b,c,d,e --realtime"},
+		{"load roots", with(func(f *runFlags) { f.libs = []string{"mylib=./lib", "odd=/a dir"} }), false,
+			"faultline run s.star --scenario a --seed 42 --tier smoke --lib mylib=./lib --lib 'odd=/a dir'"},
+		{"SSH nodes with non-default settings", with(func(f *runFlags) {
+			f.nodes = nodeFlags{nodesFile: "nodes", user: "admin", keys: []string{"k1"}, knownHosts: "kh"}
+		}), true, "faultline run s.star --scenario a --seed 42 --tier smoke --nodes-file nodes --ssh-user admin --ssh-key k1 --known-hosts kh --realtime"},
+		{"SSH nodes as root: no --ssh-user", with(func(f *runFlags) { f.nodes = nodeFlags{nodes: "n1,n2", user: "root"} }), true,
+			"faultline run s.star --scenario a --seed 42 --tier smoke --nodes n1,n2 --realtime"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reproduceCommand("s.star", "a", tt.f, tt.realtime); got != tt.want {
+				t.Errorf("reproduceCommand =\n  %s\nwant\n  %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestReplayCommand(t *testing.T) {
+	tests := []struct {
+		name  string
+		libs  []string
+		nodes nodeFlags
+		want  string
+	}{
+		{"local: the schedule says so", nil, nodeFlags{local: true}, "faultline replay S"},
+		{"load roots", []string{"x=lib"}, nodeFlags{local: true, nodes: "a,b"}, "faultline replay S --lib x=lib"},
+		{"SSH nodes are not recorded: repeated", nil, nodeFlags{nodesFile: "f", user: "root"}, "faultline replay S --nodes-file f"},
+		{"in-process", nil, nodeFlags{}, "faultline replay S"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := replayCommand("S", tt.libs, tt.nodes); got != tt.want {
+				t.Errorf("replayCommand = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// shellWords splits a command line printed with shellQuote.
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == ' ':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", line)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// scriptResults is what these tests read of a script session's results.json.
+type scriptResults struct {
+	SessionDir string `json:"session_dir"`
+	Scenarios  []struct {
+		Scenario string `json:"scenario"`
+		Result   string `json:"result"`
+		History  string `json:"history"`
+		Replay   string `json:"replay"`
+	} `json:"scenarios"`
+}
+
+// TestPrintedCommandsRun runs a script that needs --lib, then runs the
+// reproduce command it printed (the same history must come back, byte for
+// byte) and the replay command (the anomaly must reproduce), and checks the
+// sessions hold what the README says: findings/, logs/, metrics/, and the
+// replay beside the original.
+func TestPrintedCommandsRun(t *testing.T) {
+	root := t.TempDir()
+	lib := "h6=" + filepath.Join("testdata", "cli", "lib")
+	script := filepath.Join("testdata", "cli", "stale.star")
+	code, stdout, stderr := runCLI(t, "run", script, "--seed", "42", "--lib", lib, "--out", root, "-o", "json")
+	if code != exitFail {
+		t.Fatalf("run: exit %d, want %d (the stale register must be caught)\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	var first scriptResults
+	if err := json.Unmarshal([]byte(stdout), &first); err != nil || len(first.Scenarios) != 1 {
+		t.Fatalf("-o json: %v\n%s", err, stdout)
+	}
+	sc := first.Scenarios[0]
+	if !strings.Contains(sc.Replay, " --lib "+lib) || strings.Contains(sc.Replay, "--realtime") {
+		t.Errorf("reproduce command %q: want --lib %s and no --realtime (simulated time)", sc.Replay, lib)
+	}
+
+	// The session holds a findings report, the counts and a logs directory.
+	mustContain(t, filepath.Join(first.SessionDir, "findings", "report.md"), "# Findings: "+script, "| stale |", "invalid",
+		"Reproduce from the seed: `"+sc.Replay+"`", "faultline replay "+first.SessionDir+" --lib "+lib+" --scenario stale")
+	var metrics scriptMetrics
+	readJSON(t, filepath.Join(first.SessionDir, "metrics", "summary.json"), &metrics)
+	if len(metrics.Scenarios) != 1 || metrics.Scenarios[0].Invoked == 0 || metrics.Scenarios[0].Result != "invalid" || !metrics.Scenarios[0].SimulatedTime {
+		t.Errorf("metrics/summary.json = %+v", metrics)
+	}
+	if st, err := os.Stat(filepath.Join(first.SessionDir, "logs")); err != nil || !st.IsDir() {
+		t.Errorf("logs/: %v", err)
+	}
+
+	// The printed reproduce command, run as printed (plus where to write).
+	words := shellWords(t, sc.Replay)
+	if words[0] != "faultline" {
+		t.Fatalf("reproduce command %q does not start with faultline", sc.Replay)
+	}
+	again := t.TempDir()
+	code, stdout, stderr = runCLI(t, append(words[1:], "--out", again, "-o", "json")...)
+	if code != exitFail {
+		t.Fatalf("%s: exit %d, want %d\n%s\n%s", sc.Replay, code, exitFail, stdout, stderr)
+	}
+	var second scriptResults
+	if err := json.Unmarshal([]byte(stdout), &second); err != nil || len(second.Scenarios) != 1 {
+		t.Fatalf("-o json: %v\n%s", err, stdout)
+	}
+	h1, err := os.ReadFile(sc.History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2, err := os.ReadFile(second.Scenarios[0].History)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(h1, h2) {
+		t.Errorf("the reproduce command gave another history (%d bytes, was %d)", len(h2), len(h1))
+	}
+
+	// The replay command, without --out: the replay lands beside the original.
+	replay := shellWords(t, replayCommand(first.SessionDir, []string{lib}, nodeFlags{}))
+	code, stdout, stderr = runCLI(t, replay[1:]...)
+	if code != exitFail || !strings.Contains(stdout, "stale: reproduced: yes") {
+		t.Fatalf("replay: exit %d, want %d and the anomaly reproduced\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	replays, _ := filepath.Glob(filepath.Join(filepath.Dir(first.SessionDir), "*-replay"))
+	if len(replays) != 1 {
+		t.Fatalf("want one replay session beside %s, got %v", first.SessionDir, replays)
+	}
+	mustContain(t, filepath.Join(replays[0], "findings", "report.md"), "# Replay of "+first.SessionDir,
+		"## stale: reproduced: yes", "Original: `"+filepath.Join(first.SessionDir, "artifacts"))
+}
+
+// TestPlanSuite: run and lint find a plan's suite the same way.
+func TestPlanSuite(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, text string) string {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	shared := write("suites/demo.star", "")
+	besideOnly := write("b/faultline.star", "")
+	tests := []struct {
+		name, flag, header, plan string
+		want                     string // "" means an error
+		wantErr                  string
+	}{
+		{name: "--suite wins", flag: shared, header: "../nope.star", plan: "a/plan.md", want: shared},
+		{name: "--suite missing", flag: filepath.Join(dir, "missing.star"), plan: "a/plan.md", wantErr: "--suite"},
+		{name: "the Suite: header, relative to the plan", header: "../suites/demo.star", plan: "a/plan.md", want: filepath.Join(dir, "a", "..", "suites", "demo.star")},
+		{name: "the header in backticks", header: "`../suites/demo.star`", plan: "a/plan.md", want: filepath.Join(dir, "a", "..", "suites", "demo.star")},
+		{name: "faultline.star beside the plan", plan: "b/plan.md", want: besideOnly},
+		{name: "a header naming a missing file falls back to beside", header: "../gone.star", plan: "b/plan.md", want: besideOnly},
+		{name: "nothing found", plan: "a/plan.md", wantErr: "pass --suite FILE"},
+		{name: "the header's file missing, nothing beside", header: "../gone.star", plan: "a/plan.md", wantErr: "Suite: header names"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := "# Test Plan: x\n\n**Status:** draft\n"
+			if tt.header != "" {
+				text += "**Suite:** " + tt.header + "\n"
+			}
+			plan := write(tt.plan, text)
+			p, _, err := plans.Load(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := planSuite(tt.flag, plan, p)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("planSuite = %q, %v; want an error saying %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || filepath.Clean(got) != filepath.Clean(tt.want) {
+				t.Fatalf("planSuite = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestLintAndRunAgreeOnSuite: a plan without a suite is rejected by lint
+// (exit 3) for the same reason run blocks it; the example plan names its
+// suite, so both accept it without --suite.
+func TestLintAndRunAgreeOnSuite(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "plans", "demo.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	orphan := filepath.Join(dir, "demo.md")
+	if err := os.WriteFile(orphan, bytes.Replace(data, []byte("**Suite:** ../demo/faultline.star\n"), nil, 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, lintErr := runCLI(t, "lint", orphan)
+	if code != exitRejected || !strings.Contains(lintErr, "run would be BLOCKED: no suite file") {
+		t.Fatalf("lint of a plan with no suite: exit %d, want %d\n%s", code, exitRejected, lintErr)
+	}
+	code, _, runErr := runCLI(t, "run", orphan, "--local", "--yes", "--out", t.TempDir())
+	if code != exitRejected || !strings.Contains(runErr, "BLOCKED: no suite file") {
+		t.Fatalf("run of a plan with no suite: exit %d, want %d\n%s", code, exitRejected, runErr)
+	}
+	// One reason, in both words.
+	_, why, _ := strings.Cut(lintErr, "no suite file")
+	if !strings.Contains(runErr, why[:40]) {
+		t.Errorf("lint and run give different reasons:\nlint: %s\nrun:  %s", lintErr, runErr)
+	}
+
+	code, stdout, stderr := runCLI(t, "lint", filepath.Join("..", "..", "examples", "plans", "demo.md"))
+	if code != exitOK || !strings.Contains(stdout, filepath.Join("examples", "demo", "faultline.star")+"; ok to run") {
+		t.Fatalf("lint examples/plans/demo.md: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		code, stdout, _ := runCLI(t, args...)
+		if code != exitOK || stdout != "faultline "+buildVersion()+"\n" {
+			t.Errorf("%v: exit %d, %q; want faultline %s", args, code, stdout, buildVersion())
+		}
+	}
+}
+
+// TestUnknownModelListsAll: the error names every model check accepts.
+func TestUnknownModelListsAll(t *testing.T) {
+	code, _, stderr := runCLI(t, "check", "--model", "nosuch", "h.edn")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
+	models := allModels()
+	if len(models) < 13 {
+		t.Errorf("allModels() = %v: fewer than the 13 models check accepts", models)
+	}
+	for _, m := range models {
+		if !strings.Contains(stderr, m) {
+			t.Errorf("the error does not list %s:\n%s", m, stderr)
+		}
+	}
+	// Every listed model is accepted: the list is the registry, not a copy.
+	for _, m := range models {
+		if _, err := newChecker(checkFlags{model: m, init: "nil"}, nil); err != nil {
+			t.Errorf("--model %s is listed but rejected: %v", m, err)
+		}
+	}
+}
+
+// TestFlagValueCompletion: --model and --tier complete from the registries.
+func TestFlagValueCompletion(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"check", "--model", ""}, allModels()},
+		{[]string{"run", "x.star", "--tier", ""}, interp.Tiers},
+		{[]string{"lint", "x.star", "--tier", ""}, interp.Tiers},
+		{[]string{"compile", "x.md", "--tier", ""}, interp.Tiers},
+		{[]string{"check", "-o", ""}, outputFormats},
+	}
+	for _, tt := range tests {
+		_, stdout, _ := runCLI(t, append([]string{"__complete"}, tt.args...)...)
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		got := lines[:len(lines)-1] // the last line is the shell directive
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%v: completions %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestOutputFlag: -o/--output picks stdout's format; --json still works;
+// compile's -o still means --out.
+func TestOutputFlag(t *testing.T) {
+	hist := filepath.Join("testdata", "write-skew.edn")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantJSON bool
+	}{
+		{"-o json", []string{"-o", "json"}, exitFail, true},
+		{"--output json", []string{"--output", "json"}, exitFail, true},
+		{"--json, the old spelling", []string{"--json"}, exitFail, true},
+		{"text", []string{"-o", "text"}, exitFail, false},
+		{"an unknown format", []string{"-o", "yaml"}, exitUsage, false},
+		{"contradiction", []string{"--json", "-o", "text"}, exitUsage, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"check", "--model", "list-append", hist}, tt.args...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			if got := json.Valid([]byte(stdout)) && stdout != ""; got != tt.wantJSON {
+				t.Errorf("stdout is JSON: %v, want %v\n%s", got, tt.wantJSON, stdout)
+			}
+		})
+	}
+	out := t.TempDir()
+	if code, stdout, stderr := runCLI(t, "compile", filepath.Join("..", "..", "examples", "plans", "demo.md"), "-o", out); code != exitOK {
+		t.Fatalf("compile -o: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "*.star")); len(m) == 0 {
+		t.Error("compile -o DIR wrote nothing into DIR")
+	}
+}
+
+// TestHelpTexts: each command shows examples and lists its exit codes in
+// the same words.
+func TestHelpTexts(t *testing.T) {
+	root := newRootCmd()
+	for _, name := range []string{"run", "check", "lint", "compile", "probe", "replay", "reduce"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c.Name() != name {
+			t.Fatalf("no %s command: %v", name, err)
+		}
+		if c.Example == "" {
+			t.Errorf("%s has no examples", name)
+		}
+		if !strings.Contains(c.Long, "Exit codes: 0 ") || !strings.Contains(c.Long, "64 usage error") {
+			t.Errorf("%s's help does not list its exit codes as 'Exit codes: 0 ... 64 usage error':\n%s", name, c.Long)
+		}
+	}
+	run, _, _ := root.Find([]string{"run"})
+	if !strings.HasPrefix(run.Use, "run PLAN.md|SCENARIO.star") {
+		t.Errorf("run's usage %q does not name plans", run.Use)
+	}
+}
+
+// TestScriptReportCopiesNodeLogs: node logs the db recipe saved into a
+// scenario's artifacts are copied to logs/<scenario>/<node>/ and named in
+// the report; a scenario without logs says so.
+func TestScriptReportCopiesNodeLogs(t *testing.T) {
+	sess, err := report.NewSession(t.TempDir(), "s", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(sess.ArtifactDir("withlogs"), "logs", "n2", "store.log")
+	if err := os.MkdirAll(filepath.Dir(saved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(saved, []byte("raft: elected\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outs := []scenarioOutcome{
+		{Scenario: "withlogs", Result: "valid", Summary: "ok", Invoked: 10, OK: 9, Info: 1, Replay: "faultline run x"},
+		{Scenario: "inproc", Result: "invalid", Summary: "not linearizable", Replay: "faultline run y"},
+	}
+	f := runFlags{seed: 3, tier: "smoke", nodes: nodeFlags{local: true}}
+	if err := writeScriptReport(sess, f, "x.star", outs, exitFail); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(sess.Dir, "logs", "withlogs", "n2", "store.log"))
+	if err != nil || string(got) != "raft: elected\n" {
+		t.Errorf("logs/withlogs/n2/store.log = %q, %v", got, err)
+	}
+	mustContain(t, filepath.Join(sess.Dir, "findings", "report.md"), "**invalid** (exit 1)",
+		"- Node logs: `logs/withlogs/` (n2)", "- Node logs: none saved", "Reproduce from the seed: `faultline run y`",
+		"`faultline replay "+sess.Dir+" --scenario inproc`")
+	var m scriptMetrics
+	readJSON(t, filepath.Join(sess.Dir, "metrics", "summary.json"), &m)
+	if len(m.Scenarios) != 2 || m.Scenarios[0].Invoked != 10 || m.Scenarios[0].Info != 1 || m.ExitCode != exitFail {
+		t.Errorf("metrics = %+v", m)
+	}
+}
+
+// TestReplayReport: a replay that did not run says so instead of claiming
+// it found no anomaly.
+func TestReplayReport(t *testing.T) {
+	sess, err := report.NewSession(t.TempDir(), "s", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs := []replayOutcome{
+		{Scenario: "a", Original: "orig/a", Replay: "new/a", Reproduced: "yes, the same anomaly on the same keys",
+			Was: []string{"linearizable key=1"}, Now: []string{"linearizable key=1"}, Result: "invalid", Summary: "not linearizable"},
+		{Scenario: "b", Original: "orig/b", Replay: "new/b", Reproduced: "no (the replay did not run)", Result: "error", Summary: "the recorded script is gone"},
+	}
+	if err := writeReplayReport(sess, "orig", replayFlags{libs: []string{"x=lib"}}, outs, exitFail); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(sess.Dir, "findings", "report.md")
+	mustContain(t, path, "# Replay of orig", "## a: reproduced: yes, the same anomaly on the same keys",
+		"- Replay: `new/a`: linearizable key=1", "## b: reproduced: no (the replay did not run)",
+		"- Replay: did not run: the recorded script is gone", "Replay again: `faultline replay orig --lib x=lib`")
+	text, _ := os.ReadFile(path)
+	if strings.Contains(string(text), "new/b") {
+		t.Errorf("a replay that did not run is reported with an artifact:\n%s", text)
+	}
+}
+
+// TestPlanReproducersOfALocalRun: a plan run with --local and --lib prints
+// replay and reproduce commands that carry both (they used to drop --lib,
+// and --local came without node names when --nodes named none).
+func TestPlanReproducersOfALocalRun(t *testing.T) {
+	out := t.TempDir()
+	plan := filepath.Join("..", "..", "plans", "testdata", "tenant-isolation.md")
+	suite := filepath.Join("..", "..", "examples", "inprocess", "faultline.star")
+	lib := "h6=" + filepath.Join("testdata", "cli", "lib")
+	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out, "--suite", suite, "--scenario", "S1",
+		"--reruns", "1", "--local", "--lib", lib, "--yes")
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d (the tenant-isolation arm fails)\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	dir := onlySession(t, filepath.Join(out, "tenant-isolation"))
+	replay := "faultline replay " + dir + " --lib " + lib
+	if !strings.Contains(stdout, "replay: "+replay+"\n") {
+		t.Errorf("stdout lacks %q:\n%s", "replay: "+replay, stdout)
+	}
+	absSuite, err := filepath.Abs(suite) // the run records where the suite really is
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, filepath.Join(dir, "findings", "report.md"), replay+" --scenario S1_api",
+		"faultline run "+plan+" --scenario S1/api --seed 42 --tier smoke --suite "+absSuite+" --lib "+lib+" --local --nodes n1,n2,n3")
+
+	// The reproducer, run as printed, fails the same way.
+	text, err := os.ReadFile(filepath.Join(dir, "findings", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(text), "from the seed alone: ")
+	if !ok {
+		t.Fatal("the report has no reproducer from the seed")
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	words := shellWords(t, strings.TrimSpace(line))
+	code, stdout, stderr = runCLI(t, append(words[1:], "--out", t.TempDir(), "--yes")...)
+	if code != exitFail || !hasRow(stdout, "S1/api", "FAIL-reproducible") {
+		t.Fatalf("%s: exit %d, want %d with S1/api FAIL-reproducible\n%s\n%s", line, code, exitFail, stdout, stderr)
+	}
+}
+
+// TestRealtimeReproduceOnce: a --realtime run's reproduce command says
+// --realtime once (it used to say it twice: once for the flag, once for
+// the real-time run).
+func TestRealtimeReproduceOnce(t *testing.T) {
+	lib := "h6=" + filepath.Join("testdata", "cli", "lib")
+	_, stdout, stderr := runCLI(t, "run", filepath.Join("testdata", "cli", "stale.star"), "--realtime", "--seed", "1",
+		"--lib", lib, "--out", t.TempDir(), "-o", "json")
+	var res scriptResults
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Scenarios) != 1 {
+		t.Fatalf("-o json: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if got := res.Scenarios[0].Replay; strings.Count(got, "--realtime") != 1 || !strings.Contains(got, "--lib "+lib) {
+		t.Errorf("reproduce command %q: want --realtime once and --lib %s", got, lib)
+	}
+}
