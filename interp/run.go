@@ -70,6 +70,15 @@ type Result struct {
 	Landing []nemesis.Finding
 	// Faults are the nemesis's fault windows and what clients saw in each.
 	Faults []nemesis.Window
+	// Scheduled are the faults the nemesis schedule asked for within the
+	// workload (nil for a nemesis that is a custom generator, or a replay),
+	// and Missed those of them, and any other injection, that never took
+	// effect: never issued, failed, never completed.
+	Scheduled []nemesis.Planned
+	Missed    []nemesis.Miss
+	// Interrupted: the run was cancelled (Ctrl-C, a hard stop) before its
+	// budget ended, so the history is a prefix of the planned run.
+	Interrupted bool
 	// Healed lists, per node, what the final HealAll removed.
 	Healed nemesis.HealReport
 }
@@ -107,6 +116,9 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc,
 		Virtual: s.Time == "virtual" || (s.Time == "auto" && s.Client.Simulated() && !o.Realtime)}
+	if s.Nemesis != nil && o.Replay == nil {
+		r.Scheduled = s.Nemesis.Planned(b.Duration)
+	}
 	if s.Nemesis != nil {
 		if o.Pool == nil {
 			return nil, fmt.Errorf("scenario %q declares a nemesis but there are no nodes to inject faults on: pass --nodes or --nodes-file", s.Name)
@@ -132,6 +144,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
+	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
 	teardown := func() {}
@@ -217,7 +230,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	defer stopWatch()
 
 	stats := &gen.Stats{}
-	stopStatus := startStatus(o.Status, stats, b.Duration, r.Virtual)
+	live := startStatus(o.Status, stats, b.Duration, r.Virtual)
 	cfg := gen.Config{
 		Concurrency: conc,
 		Nodes:       nodes,
@@ -232,6 +245,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			if _, err := journal.Append(op); err != nil {
 				return err
 			}
+			live.note(op) // its nemesis ops tell the status the active fault
 			return sched.Record(op)
 		},
 		Starlark: thread,
@@ -240,8 +254,9 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		Nemesis:  nemWorker,
 	}
 	sum, runErr := gen.Run(runCtx, g, cfg)
-	stopStatus()
+	live.stop()
 	r.Summary = sum
+	r.Interrupted = sum.Cancelled || ctx.Err() != nil
 	if err := journal.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("journal: %w", err)
 	}
@@ -256,12 +271,13 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if b.MinOps > 0 && sum.OK < b.MinOps {
 		r.Problems = append(r.Problems, fmt.Sprintf("only %d ops completed ok; the %s budget needs %d", sum.OK, o.Tier, b.MinOps))
 	}
-	if sum.Cancelled {
+	if r.Interrupted {
 		r.Problems = append(r.Problems, "the run was interrupted before its budget ended")
 	}
 	if s.Nemesis != nil {
 		heal() // now, before checking, which can take minutes
 		r.Faults = nemesis.FaultWindows(r.Ops)
+		r.Missed = nemesis.Missed(r.Scheduled, r.Ops, b.Duration, r.Interrupted)
 		r.Landing = nemesis.Evaluate(s.Landing, r.Ops)
 		for _, f := range r.Landing {
 			if !f.Pass {

@@ -33,7 +33,9 @@ key-value store on hashicorp/raft, built into faultline) as local processes,
 runs examples/plans/demo.md against it at the smoke tier (register workload,
 a partition through faultline's proxy mesh, a leader kill and a pause,
 linearizability checked per key), prints the verdicts, the report and the
-command that replays the run, and stops every process it started.
+command that replays the run, and stops every process it started. The load
+runs 12 s; on a terminal a status line shows the phase, the fault in effect
+and on which nodes, the clock and the op counts meanwhile.
 
 --bug runs the same plan against a build with a real bug; faultline must
 find it (FAIL, with the anomaly explained). Bugs:
