@@ -27,7 +27,7 @@ func loadPlan(t *testing.T, name string) *plans.Plan {
 // decision runs the real decision tree on a small evidence set so the
 // golden file shows what a session of that shape reports.
 func decision(id string, attempted bool, outcome verdict.Outcome) verdict.Decision {
-	e := verdict.Evidence{Scenario: id, Attempted: attempted, Run: verdict.Run{Nodes: 3, Seeds: 1, Ops: 1200, Duration: time.Minute}}
+	e := verdict.Evidence{Scenario: id, Attempted: attempted, Run: verdict.Run{Nodes: 3, Seeds: 1, Ops: 1200, OK: 1100, Duration: time.Minute}}
 	if attempted {
 		e.Oracle = verdict.Oracle{Name: "linearizable(cas-register)", Outcome: outcome, Consumed: 1100, Dropped: 100, Keys: 8}
 	} else {

@@ -166,6 +166,10 @@ func (a *auditor) sensitive() (Status, string) {
 		return CannotJudge, "the sensitivity audit did not run"
 	case !s.Ran:
 		return NA, "the oracle did not pass, so there is no green result to audit"
+	case len(s.Unfit) > 0 && a.e.serious():
+		return Failed, "no mutant fits: " + strings.Join(s.Unfit, "; ")
+	case s.Checked == 0 && a.e.serious():
+		return Failed, "no mutation applies, so the oracle was never shown able to fail: " + orDefault(s.Skipped, "no op shape the audit knows")
 	case s.Checked == 0:
 		return NA, "no mutation applies: " + orDefault(s.Skipped, "no op shape the audit knows")
 	case len(s.Escaped) > 0:

@@ -76,13 +76,19 @@ func TestAuditItems(t *testing.T) {
 		{"RF1", "window series sustains target", hardening, nil, Pass, "lowest of 72 windows 180.0 ops/s ≥ target 150.0"},
 		{"SA1", "every mutant rejected", hardening, nil, Pass, "rejected all 6 mutants (stale-read, phantom-read)"},
 		{"SA1", "a mutant accepted", hardening, func(e *Evidence) { e.Sensitivity.Escaped = []string{"stale-read at op 12"} }, Failed, "accepted 1 of 6 mutants: stale-read at op 12"},
-		{"SA1", "no mutation applies", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{Ran: true, Skipped: "bank transfers"} }, NA, "no mutation applies: bank transfers"},
+		{"SA1", "no mutation applies to a serious oracle", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{Ran: true, Skipped: "bank transfers"} }, Failed, "never shown able to fail: bank transfers"},
+		{"SA1", "no mutation applies off the serious path", nonSerious, func(e *Evidence) { e.Sensitivity = Sensitivity{Ran: true, Skipped: "bank transfers"} }, NA, "no mutation applies: bank transfers"},
+		{"SA1", "an oracle no mutant fits", hardening, func(e *Evidence) {
+			e.Sensitivity.Unfit = []string{"linearizable: no ok read of a written key"}
+		}, Failed, "no mutant fits: linearizable: no ok read of a written key"},
 		{"SA1", "audit did not run on a pass", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{} }, CannotJudge, "did not run"},
 		{"SA1", "oracle failed", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{}; e.Oracle.Outcome = Invalid }, NA, "oracle did not pass"},
 		{"RF1", "a window below target", hardening, func(e *Evidence) { e.Load.Lowest = 90 }, Failed, "90.0 ops/s < target 150.0"},
 		{"RF1", "no ops", hardening, func(e *Evidence) { e.Run.Ops = 0 }, Failed, "no client ops issued"},
 		{"RF1", "no rate declared", hardening, func(e *Evidence) { e.Load = Load{} }, Pass, "the plan states no rate"},
-		{"RF1", "average below target, no series", hardening, func(e *Evidence) { e.Load = Load{Target: 100} }, Failed, "average 27.8 ops/s < target 100.0"},
+		{"RF1", "nothing completed ok", hardening, func(e *Evidence) { e.Run.OK = 0 }, Failed, "none completed ok"},
+		{"RF1", "a function that never succeeded is noted, not failed", hardening, func(e *Evidence) { e.Load.NeverOK = []string{"cas"} }, Pass, "never completed ok: cas (load evidence, not an anomaly)"},
+		{"RF1", "average below target, no series", hardening, func(e *Evidence) { e.Load = Load{Target: 100} }, Failed, "average 29.2 ops/s < target 100.0"},
 		{"RF1", "average above target, no series", hardening, func(e *Evidence) { e.Load = Load{Target: 10} }, CannotJudge, "no per-window series"},
 		{"RF1", "no duration, no series", hardening, func(e *Evidence) {
 			e.Load = Load{Target: 10}
@@ -90,12 +96,12 @@ func TestAuditItems(t *testing.T) {
 		}, CannotJudge, "neither duration"},
 
 		// RF2 oracle ran every cycle
-		{"RF2", "every op accounted for", hardening, nil, Pass, "consumed 19000 of 20000 issued ops (1000 rightly dropped), 8 keys"},
+		{"RF2", "every op accounted for", hardening, nil, Pass, "consumed 20000 of 21000 issued ops (1000 rightly dropped), 8 keys"},
 		{"RF2", "did not run", hardening, func(e *Evidence) { e.Oracle.Outcome = "" }, Failed, "did not run"},
 		{"RF2", "undecided", hardening, func(e *Evidence) { e.Oracle.Outcome, e.Oracle.Summary = Unknown, "timeout" }, Failed, "could not decide: timeout"},
 		{"RF2", "consumed nothing", hardening, func(e *Evidence) { e.Oracle.Consumed = 0 }, Failed, "consumed no ops"},
 		{"RF2", "ops issued not counted", hardening, func(e *Evidence) { e.Run.Ops = 0 }, CannotJudge, "not counted"},
-		{"RF2", "ops unaccounted", hardening, func(e *Evidence) { e.Oracle.Consumed = 18_000 }, Failed, "1000 of 20000 issued ops unaccounted"},
+		{"RF2", "ops unaccounted", hardening, func(e *Evidence) { e.Oracle.Consumed = 19_000 }, Failed, "1000 of 21000 issued ops unaccounted"},
 		{"RF2", "counts disagree", hardening, func(e *Evidence) { e.Oracle.Dropped = 5_000 }, Failed, "counts disagree"},
 
 		// RF3 fault injected
@@ -132,8 +138,8 @@ func TestAuditItems(t *testing.T) {
 		{"RF7", "no log files", hardening, func(e *Evidence) { e.Logs = LogScan{Scanned: true} }, CannotJudge, "no SUT log files"},
 
 		// RF8 recovery completed
-		{"RF8", "nominal", hardening, nil, Pass, "all 5 nodes answering; after heal 195.0 ops/s vs pre-fault 200.0 ops/s"},
-		{"RF8", "degraded", hardening, func(e *Evidence) { e.Recovery.After = 150 }, Failed, "150.0 ops/s < 80% of pre-fault 200.0"},
+		{"RF8", "nominal", hardening, nil, Pass, "all 5 nodes answering; after heal 98% of ops answered (pre-fault 99%)"},
+		{"RF8", "serving next to nothing", hardening, func(e *Evidence) { e.Recovery.After = 40 }, Failed, "40.0 ops/s < 25% of pre-fault 200.0"},
 		{"RF8", "plan floor", hardening, func(e *Evidence) { e.Recovery.Floor = 0.99 }, Failed, "< 99%"},
 		{"RF8", "node down", hardening, func(e *Evidence) { e.Recovery.NodesUp = 4 }, Failed, "4 of 5 nodes"},
 		{"RF8", "heal unverified", hardening, func(e *Evidence) { e.Faults[1].Healed = No("rule still present") }, Failed, "rule still present"},
@@ -193,12 +199,18 @@ func TestAuditItems(t *testing.T) {
 		{"WO5", "kinds unrecorded", hardening, func(e *Evidence) { e.Oracle.Kinds = nil }, CannotJudge, ""},
 
 		// WO6 short runs
-		{"WO6", "long enough", hardening, nil, Pass, "hardening tier: ran 12m0s of 10m0s, issued 20000 of 20000 ops"},
+		{"WO6", "long enough", hardening, nil, Pass, "hardening tier: ran 12m0s of 10m0s, checked 20000 of 20000 ops"},
 		{"WO6", "smoke run short of smoke", smoke, func(e *Evidence) { e.Run.Duration = time.Minute }, Failed, "smoke tier: ran 1m0s of 2m0s"},
 		{"WO6", "history-checked hardening defaults to 10k ops", hardening, func(e *Evidence) {
 			e.Budgets[TierHardening] = TierRequirement{Seeds: 3}
 			e.Run.Ops, e.Oracle.Consumed = 9_000, 8_000
-		}, Failed, "issued 9000 of 10000 ops"},
+		}, Failed, "checked 8000 of 10000 ops"},
+		// Item 6 of the honesty issue: the floor counts the ops the checker
+		// consumed; 10,500 issued with 9,000 consumed is short of 10k.
+		{"WO6", "issued ops above the floor, consumed below", hardening, func(e *Evidence) {
+			e.Budgets[TierHardening] = TierRequirement{Seeds: 3}
+			e.Run.Ops, e.Oracle.Consumed, e.Oracle.Dropped = 10_500, 9_000, 1_500
+		}, Failed, "checked 9000 of 10000 ops"},
 		{"WO6", "tier declares no floor", nonSerious, func(e *Evidence) { e.Budgets[TierHardening] = TierRequirement{Seeds: 3} }, CannotJudge, "declares neither duration nor op count"},
 
 		// WO7 symmetric partitions only

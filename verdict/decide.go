@@ -47,8 +47,17 @@ func tree(e *Evidence) (Verdict, []string) {
 	if len(e.MissingCapabilities) > 0 {
 		return InconclusiveEnv, []string{"capability missing before the run: " + strings.Join(e.MissingCapabilities, ", ")}
 	}
+	if e.Oracle.Outcome == Invalid && e.Oracle.Misfit != "" {
+		// A checker the model does not call for cannot witness a violation
+		// of the claim (§2.1: checker ≠ model is too weak, not a FAIL).
+		return InconclusiveOracleTooWeak, []string{"the checker does not fit the model: " + e.Oracle.Misfit,
+			"its violation is not evidence against the claim" + suffix(e.Oracle.Summary)}
+	}
 	if e.Oracle.Outcome == Invalid {
 		return failVerdict(e)
+	}
+	if e.Interrupted {
+		return interrupted(e)
 	}
 	if len(e.Faults) > 0 && !e.faultActive() {
 		return InconclusiveFaultNotProven, notProven(e)
@@ -57,6 +66,12 @@ func tree(e *Evidence) (Verdict, []string) {
 	if s := &e.Sensitivity; e.Oracle.Outcome == Valid && len(s.Escaped) > 0 {
 		return InconclusiveOracleTooWeak, []string{fmt.Sprintf("the checker accepted %d of %d histories mutated to be wrong (green-but-broken: SA1)", len(s.Escaped), s.Checked),
 			"escaped mutant: " + s.Escaped[0]}
+	}
+	if s := &e.Sensitivity; e.serious() && e.Oracle.Outcome == Valid && s.Ran && (s.Checked == 0 || len(s.Unfit) > 0) {
+		// "Could have failed" is not optional on a serious claim: an oracle
+		// no wrong history could be fed to was never shown able to fail.
+		why := orDefault(strings.Join(s.Unfit, "; "), orDefault(s.Skipped, "no mutation fits the oracle on this history"))
+		return InconclusiveOracleTooWeak, []string{"no wrong history could be made for the oracle, so it was never shown able to fail (SA1): " + why}
 	}
 	if !e.serious() {
 		why := "§7.M not applicable: the Oracle field is the criterion (oracle " + outcomeText(e.Oracle.Outcome) + ")"
@@ -176,7 +191,8 @@ func gate(v Verdict, why []string, a *auditor, items []AuditItem) (Verdict, []st
 			}
 		}
 		if len(open) > 0 {
-			return to, append(why, "weak oracle stops PASS-hardening: "+strings.Join(open, "; "))
+			// The downgrade is the one-line reason; the pass it stopped follows.
+			return to, append([]string{"weak oracle stops PASS-hardening: " + strings.Join(open, "; ")}, why...)
 		}
 	}
 	var open []string
@@ -186,7 +202,7 @@ func gate(v Verdict, why []string, a *auditor, items []AuditItem) (Verdict, []st
 		}
 	}
 	if len(open) > 0 {
-		return PartialSurface, append(why, "red flag open, not a PASS: "+strings.Join(open, "; "))
+		return PartialSurface, append([]string{"red flag open, not a PASS: " + strings.Join(open, "; ")}, why...)
 	}
 	return v, why
 }

@@ -47,6 +47,13 @@ func TestDecideTree(t *testing.T) {
 			e.History = HistoryQuality{}
 		}, FailNondeterministic, ""},
 		{"violation on a non-serious scenario", nonSerious, func(e *Evidence) { e.Oracle.Outcome = Invalid }, FailNondeterministic, ""},
+		// A checker for the wrong data model (monotonic reads over a
+		// register without versions) is too weak, not a FAIL.
+		{"violation only from a checker the model does not call for", hardening, func(e *Evidence) {
+			e.Oracle.Outcome = Invalid
+			e.Oracle.Misfit = "monotonic-reads found the violation, but model register calls for linearizable"
+			e.Reruns = Reruns{Attempted: 1, Reproduced: 1}
+		}, InconclusiveOracleTooWeak, "the checker does not fit the model: monotonic-reads"},
 
 		{"injector failed", hardening, func(e *Evidence) { e.Faults[1].Injector = No("iptables: exit 4") }, InconclusiveFaultNotProven, "majority partition: injector did not report success: iptables: exit 4"},
 		{"victim signal absent", hardening, func(e *Evidence) { e.Faults[0].Victim = No("DROP counter stayed 0") }, InconclusiveFaultNotProven, "no victim-side signal: DROP counter stayed 0"},
@@ -78,6 +85,15 @@ func TestDecideTree(t *testing.T) {
 		}, InconclusiveOracleTooWeak, "surface signals clean: not established"},
 		{"checker undecided", hardening, func(e *Evidence) { e.Oracle.Outcome, e.Oracle.Summary = Unknown, "search budget exhausted" }, InconclusiveOracleTooWeak, "could not decide: search budget exhausted"},
 		{"checker is not the model's", hardening, func(e *Evidence) { e.Oracle.MatchesModel = No("set checker on a register") }, InconclusiveOracleTooWeak, "set checker on a register"},
+		{"serious oracle with no applicable mutant", hardening, func(e *Evidence) {
+			e.Sensitivity = Sensitivity{Ran: true, Skipped: "no ok read of a written key"}
+		}, InconclusiveOracleTooWeak, "never shown able to fail (SA1): no ok read of a written key"},
+		{"serious oracle one of whose parts no mutant fits", hardening, func(e *Evidence) {
+			e.Sensitivity.Unfit = []string{"no-lost-ack: no final read"}
+		}, InconclusiveOracleTooWeak, "no-lost-ack: no final read"},
+		{"non-serious oracle with no applicable mutant still passes", nonSerious, func(e *Evidence) {
+			e.Sensitivity = Sensitivity{Ran: true, Skipped: "metric oracle"}
+		}, PassHardening, ""},
 		{"checker accepts a wrong history", hardening, func(e *Evidence) { e.Sensitivity.Escaped = []string{"stale-read at op 12: stats on a register"} }, InconclusiveOracleTooWeak, "escaped mutant: stale-read at op 12"},
 		{"sensitivity escape on a smoke run", smoke, func(e *Evidence) { e.Sensitivity.Escaped = []string{"phantom-read at op 3"} }, InconclusiveOracleTooWeak, "accepted 1 of 6 histories mutated"},
 		{"answered ops untimed", hardening, func(e *Evidence) { e.History.Timestamps = No("312 ok ops without time") }, InconclusiveOracleTooWeak, "312 ok ops"},
@@ -101,7 +117,7 @@ func TestDecideTree(t *testing.T) {
 
 		{"named subset", hardening, func(e *Evidence) { e.Oracle.Subset = "per key, not cross-key" }, PartialModel, "subset: per key, not cross-key"},
 		{"history prefix", hardening, func(e *Evidence) { e.History.Complete = No("journal truncated at 14:02") }, PartialModel, "history prefix only (history complete: no: journal truncated at 14:02)"},
-		{"ops not covered", hardening, func(e *Evidence) { e.Oracle.Consumed = 15_000 }, PartialModel, "16000 of 20000 issued ops"},
+		{"ops not covered", hardening, func(e *Evidence) { e.Oracle.Consumed = 15_000 }, PartialModel, "16000 of 21000 issued ops"},
 
 		{"serious, faults landed", hardening, func(*Evidence) {}, PassHardening, "every fault landed"},
 		{"serious, no fault planned", smoke, func(*Evidence) {}, PassSmoke, "no fault planned"},
@@ -170,7 +186,7 @@ func TestDecideGates(t *testing.T) {
 			e.Logs.Matches, e.Logs.Samples = 1, []string{"n2.log:88: panic: nil map"}
 		}, PartialSurface, TierHardening, "RF7 No swallowed errors fail"},
 		{"logs not grepped", smoke, func(e *Evidence) { e.Logs = LogScan{} }, PartialSurface, TierSmoke, "RF7 No swallowed errors cannot-judge"},
-		{"up but degraded", hardening, func(e *Evidence) { e.Recovery.After = 20 }, PartialSurface, TierHardening, "up but degraded"},
+		{"up but serving next to nothing", hardening, func(e *Evidence) { e.Recovery.After = 20 }, PartialSurface, TierHardening, "serving next to nothing"},
 		{"non-serious one-seed hardening", nonSerious, func(e *Evidence) {
 			e.Budgets[TierHardening] = TierRequirement{Faults: 2, Seeds: 1}
 			e.Run.Seeds = 1

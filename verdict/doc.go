@@ -19,6 +19,17 @@
 //     landing evidence names one, a client-side signal was seen (§3.1 #3). Every
 //     scheduled fault must land; one unproven fault makes the scenario
 //     INCONCLUSIVE-fault-not-proven, since the schedule it claims did not happen.
+//     A fault that never fired (its injection failed, or it was due after
+//     the workload ended) is a scheduled fault whose injector did not
+//     succeed, so it counts against landing like one that fired unseen.
+//     Declared landing evidence (evidence.*) that was not seen leaves every
+//     fault not proven (Fault.Declared).
+//   - An interrupted run (cancelled before its budget ended) is never a
+//     PASS. A violation is still a FAIL (the recorded history is real); a
+//     scheduled fault not proven is INCONCLUSIVE-fault-not-proven; otherwise
+//     the checker judged a prefix of the planned run, which §2.1 calls a
+//     subset: PARTIAL-model when it passed, INCONCLUSIVE-oracle-too-weak when
+//     it did not decide. Its reasons start with "interrupted:".
 //   - A checker that ran but answered "unknown" (search budget exhausted, nothing
 //     to check) cannot separate pass from fail: on a serious scenario that is
 //     INCONCLUSIVE-oracle-too-weak, beside the missing history fields of §9.
@@ -41,7 +52,15 @@
 //     single-seed tier by definition and both items are n/a there.
 //   - Audit items with no number in the spec use these: a run whose plan states
 //     no rate passes red flag #1 on any load; "back to nominal" (#8) is
-//     DefaultRecoveryFloor of pre-fault throughput on every node; a
+//     judged on the quiescent second half of the load after the last heal
+//     against the load before the first fault, by what the system did, not
+//     by how fast the controller drove it: every node's clients got ok
+//     answers, the share of ops answered (ok, or refused for a reason of the
+//     data) is at least DefaultAnsweredFloor of the pre-fault share, the median ok latency is at most
+//     DefaultLatencyFactor times the pre-fault median plus
+//     DefaultLatencyGrace, and throughput is only a coarse floor
+//     (DefaultRecoveryFloor of pre-fault ok ops/s) because closed-loop
+//     clients on a busy controller slow down with a healthy system; a
 //     history-checked hardening run whose tier sets no op count needs
 //     MinHistoryOps (§1.6 default) for weak-oracle #6; landed faults stand in
 //     for failovers in #4.

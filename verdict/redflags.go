@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // redFlags are the ten green-but-broken checks of §3.1, in report order. Any
@@ -30,7 +31,21 @@ func (a *auditor) load() (Status, string) {
 	if r.Ops <= 0 {
 		return Failed, "no client ops issued"
 	}
+	if r.OK <= 0 {
+		return Failed, fmt.Sprintf("%d client ops issued, none completed ok: the system did no work the oracle could vouch for", r.Ops)
+	}
 	avg := rate(r.Ops, r.Duration.Seconds())
+	never := ""
+	if len(l.NeverOK) > 0 {
+		never = "; never completed ok: " + strings.Join(l.NeverOK, ", ") + " (load evidence, not an anomaly)"
+	}
+	st, ev := a.sustained(avg)
+	return st, ev + never
+}
+
+// sustained judges the load against the plan's rate.
+func (a *auditor) sustained(avg float64) (Status, string) {
+	r, l := a.e.Run, a.e.Load
 	switch {
 	case l.Target <= 0:
 		return Pass, fmt.Sprintf("%d ops issued over %s (%.1f ops/s); the plan states no rate to sustain", r.Ops, r.Duration, avg)
@@ -133,7 +148,8 @@ func (a *auditor) logs() (Status, string) {
 }
 
 // recovered: every fault's removal was verified and the system came back to
-// nominal throughput on every node.
+// nominal: every node answering, its answers as often ok and about as fast
+// as before the first fault (see Recovery for why not throughput).
 func (a *auditor) recovered() (Status, string) {
 	if len(a.e.Faults) == 0 {
 		return NA, noFault
@@ -149,23 +165,33 @@ func (a *auditor) recovered() (Status, string) {
 	return worst(st, s), strings.Join(append(parts, ev), "; ")
 }
 
-// nominal judges the after-heal measurement against the pre-fault baseline.
+// nominal judges the after-heal measurement against the pre-fault one. The
+// first failed test is the reason given; the order puts the plainest
+// symptom first.
 func nominal(r *Recovery) (Status, string) {
 	floor := r.Floor
 	if floor <= 0 {
 		floor = DefaultRecoveryFloor
 	}
+	limit := time.Duration(DefaultLatencyFactor)*r.LatencyBefore + DefaultLatencyGrace
 	switch {
 	case !r.Measured:
 		return CannotJudge, "recovery after heal not measured"
-	case r.Nodes <= 0 || r.Baseline <= 0:
-		return CannotJudge, "no node count or pre-fault throughput to compare with"
+	case r.Nodes <= 0 || r.Baseline <= 0 || r.AnsweredBefore <= 0 || r.LatencyBefore <= 0:
+		return CannotJudge, "no node count, pre-fault throughput or pre-fault answers to compare with"
 	case r.NodesUp < r.Nodes:
-		return Failed, fmt.Sprintf("%d of %d nodes answering after heal", r.NodesUp, r.Nodes)
+		return Failed, fmt.Sprintf("%d of %d nodes answering ok after heal", r.NodesUp, r.Nodes)
+	case r.AnsweredAfter < DefaultAnsweredFloor*r.AnsweredBefore:
+		return Failed, fmt.Sprintf("after heal %.0f%% of ops answered < %.0f%% of pre-fault %.0f%%: errors or timeouts left behind",
+			r.AnsweredAfter*100, DefaultAnsweredFloor*100, r.AnsweredBefore*100)
+	case r.LatencyAfter > limit:
+		return Failed, fmt.Sprintf("after heal median ok latency %s > %d× pre-fault %s + %s: up but degraded",
+			r.LatencyAfter.Round(10*time.Microsecond), DefaultLatencyFactor, r.LatencyBefore.Round(10*time.Microsecond), DefaultLatencyGrace)
 	case r.After < floor*r.Baseline:
-		return Failed, fmt.Sprintf("after heal %.1f ops/s < %.0f%% of pre-fault %.1f ops/s: up but degraded", r.After, floor*100, r.Baseline)
+		return Failed, fmt.Sprintf("after heal %.1f ops/s < %.0f%% of pre-fault %.1f ops/s: serving next to nothing", r.After, floor*100, r.Baseline)
 	}
-	return Pass, fmt.Sprintf("all %d nodes answering; after heal %.1f ops/s vs pre-fault %.1f ops/s", r.Nodes, r.After, r.Baseline)
+	return Pass, fmt.Sprintf("all %d nodes answering; after heal %.0f%% of ops answered (pre-fault %.0f%%), median latency %s (pre-fault %s), %.1f ops/s (pre-fault %.1f ops/s)",
+		r.Nodes, r.AnsweredAfter*100, r.AnsweredBefore*100, r.LatencyAfter.Round(10*time.Microsecond), r.LatencyBefore.Round(10*time.Microsecond), r.After, r.Baseline)
 }
 
 // baseline: a comparison against an earlier run used the same harness.
@@ -219,6 +245,9 @@ func landingGap(f *Fault) string {
 	}
 	if f.ClientDeclared && !f.Client.ok() {
 		gaps = append(gaps, "declared client-side signal absent"+suffix(orDefault(f.Client.Evidence, "not checked")))
+	}
+	if f.Declared.Known && !f.Declared.Holds {
+		gaps = append(gaps, "declared landing evidence not seen"+suffix(f.Declared.Evidence))
 	}
 	return strings.Join(gaps, ", ")
 }

@@ -130,8 +130,8 @@ func (a *auditor) shortRun() (Status, string) {
 		}
 	}
 	if ops > 0 {
-		ev = append(ev, fmt.Sprintf("issued %d of %d ops", run.Ops, ops))
-		if run.Ops < ops {
+		ev = append(ev, fmt.Sprintf("checked %d of %d ops", a.e.checkedOps(), ops))
+		if a.e.checkedOps() < ops {
 			st = Failed
 		}
 	}

@@ -14,6 +14,15 @@ func TestMonotonicReads(t *testing.T) {
 			"1 :invoke :read nil", "1 :ok :read 2"}, Valid, 3, "1 compared"},
 		{"one read per session", []string{"0 :invoke :read nil", "0 :ok :read 3"}, Unknown, 1, "no session read a key twice"},
 		{"non-numeric values", []string{"0 :invoke :read nil", "0 :ok :read :a"}, Unknown, 0, "1 skipped"},
+		{"growing writes then reads", []string{"1 :invoke :write 1", "1 :ok :write 1", "1 :invoke :write 3", "1 :ok :write 3",
+			"0 :invoke :read nil", "0 :ok :read 3", "0 :invoke :read nil", "0 :ok :read 2"}, Invalid, 2, "read 2 after op 5 read 3"},
+		// A register of arbitrary values: the store correctly returns the
+		// later, smaller value. The values are no version order, so the
+		// checker must not call it an anomaly (the wrong data model).
+		{"register values are not versions", []string{"1 :invoke :write 3", "1 :ok :write 3", "0 :invoke :read nil", "0 :ok :read 3",
+			"1 :invoke :write 1", "1 :ok :write 1", "0 :invoke :read nil", "0 :ok :read 1"}, Unknown, 0, "the read values are not versions: op 4 writes 1"},
+		{"written values that are not numbers", []string{"1 :invoke :write :a", "1 :ok :write :a", "0 :invoke :read nil", "0 :ok :read :a"},
+			Unknown, 0, "not a number"},
 	})
 	runVerdicts(t, MonotonicReads(SessionOptions{Session: "client", Version: "version"}), []verdictCase{
 		{"by extra fields", []string{

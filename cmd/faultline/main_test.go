@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,8 +16,16 @@ import (
 // runCLI runs the CLI in-process and returns its exit code, stdout and stderr.
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIInput(t, nil, args...)
+}
+
+// runCLIInput runs the CLI in-process with stdin (nil: none) and returns
+// its exit code, stdout and stderr.
+func runCLIInput(t *testing.T, stdin io.Reader, args ...string) (int, string, string) {
+	t.Helper()
 	root := newRootCmd()
 	var stdout, stderr bytes.Buffer
+	root.SetIn(stdin)
 	root.SetOut(&stdout)
 	root.SetErr(&stderr)
 	root.SetArgs(args)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -24,6 +25,7 @@ import (
 	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/report"
+	"github.com/faultline/faultline/verdict"
 )
 
 type runFlags struct {
@@ -49,10 +51,15 @@ type runFlags struct {
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
+	var output func() error // set by registerOutput below, called first in RunE
 	cmd := &cobra.Command{
-		Use:   "run SCENARIO.star [flags]",
-		Short: "Run the scenarios of a Starlark script and check their histories",
-		Long: `Run every scenario(...) a script declares (or those named with --scenario)
+		Use:   "run PLAN.md|SCENARIO.star [flags]",
+		Short: "Run a test plan, or the scenarios of a Starlark script, and check their histories",
+		Long: `A plan (PLAN.md) is linted, compiled scenario by scenario against its suite
+file (--suite, else the plan's **Suite:** header, else faultline.star beside
+the plan), run, and given a verdict per scenario in findings/report.md.
+
+A script (SCENARIO.star): run every scenario(...) it declares (or those named with --scenario)
 under the budget of the chosen tier, record the history as it goes, and check
 it. Results land in a session directory:
 
@@ -65,17 +72,26 @@ by default: the same --seed reproduces the same history byte for byte. Pass
 --realtime to drive them with real goroutines and wall-clock time instead.
 
 Ctrl-C stops issuing operations, waits for those in flight (each has a
-timeout), checks what was recorded, and writes the session.`,
-		Example: `  faultline run examples/scenarios/register.star
+timeout), checks what was recorded, and writes the session.
+
+Exit codes: 0 valid (a plan: DONE), 1 anomaly found (FAIL), 2 unknown
+(INCONCLUSIVE: timeout, too little load, interrupted), 3 input rejected
+(BLOCKED: the message names file:line), 64 usage error.`,
+		Example: `  faultline run examples/plans/demo.md --local
+  faultline run plan.md --suite suite/faultline.star --nodes-file nodes --yes
+  faultline run examples/scenarios/register.star
   faultline run examples/scenarios/stale-register.star --seed 42
   faultline run my.star --scenario fast_path --tier hardening --lib mylib=./lib`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErr("run: want exactly one SCENARIO.star (see 'faultline run --help')")
+				return usageErr("run: want exactly one PLAN.md or SCENARIO.star (see 'faultline run --help')")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := output(); err != nil {
+				return err
+			}
 			f.seedSet = cmd.Flags().Changed("seed")
 			return runScript(cmd, f, args[0])
 		},
@@ -87,9 +103,9 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.StringVar(&f.out, "out", "test-sessions", "session root directory")
 	fl.StringArrayVar(&f.libs, "lib", nil, "load root: NAME=DIR makes @NAME//file.star loadable (repeatable)")
 	fl.BoolVar(&f.realtime, "realtime", false, "wall-clock time and real goroutines even for in-process clients")
-	fl.BoolVar(&f.json, "json", false, "print one JSON document on stdout and nothing else")
+	output = registerOutput(cmd, &f.json)
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
-	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default faultline.star beside the plan)")
+	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default: the plan's Suite: header, else faultline.star beside the plan)")
 	fl.BoolVar(&f.author, "author", false, "for a plan: also write each compiled scenario to its Target test file (never over a hand-written file; never commits)")
 	fl.StringVar(&f.junit, "junit", "", "for a plan: also write the verdicts as JUnit XML to FILE")
 	fl.BoolVar(&f.yes, "yes", false, "for a plan: ask no questions; verify capabilities by probing only")
@@ -98,6 +114,7 @@ timeout), checks what was recorded, and writes the session.`,
 	fl.IntVar(&f.reruns, "reruns", 1, "for a plan: re-run a failed scenario this many times (same seed; a real-time run from its recorded schedule) to tell FAIL-reproducible from FAIL-nondeterministic")
 	f.nodes.register(fl)
 	f.nodes.registerLocal(fl)
+	registerTierCompletion(cmd)
 	return cmd
 }
 
@@ -122,6 +139,9 @@ type scenarioOutcome struct {
 	Replay      string            `json:"replay"`
 	Error       string            `json:"error,omitempty"`
 	ElapsedSecs float64           `json:"elapsed_seconds"`
+	// Decision is the scenario's verdict with the evidence behind it, by
+	// the same decision tree, gates and audits as a plan unit.
+	Decision verdict.Decision `json:"decision"`
 }
 
 func runScript(cmd *cobra.Command, f runFlags, path string) error {
@@ -181,20 +201,35 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 		if ctx.Err() != nil {
 			break
 		}
-		_ = sess.Event(sc.Name, "start", fmt.Sprintf("tier %s, seed %d", f.tier, f.seed), header)
-		o := runOne(ctx, sc, f, sess, stderr, pool)
-		outcomes = append(outcomes, o)
-		_ = sess.Event(sc.Name, "oracle: "+o.Result, o.Summary, header)
+		outcomes = append(outcomes, runOne(ctx, sc, f, sess, stderr, pool))
 	}
 
-	code := runExitCode(outcomes)
+	// A script's scenarios get verdicts as a plan's do; the session verdict
+	// (§2.5) gives the exit code.
 	rows := make([]report.ScenarioRow, len(outcomes))
+	scenarios := make([]verdict.ScenarioResult, len(outcomes))
 	for i, o := range outcomes {
-		rows[i] = report.ScenarioRow{Scenario: o.Scenario, TierMet: "not assessed", Verdict: "checker: " + o.Result, Notes: o.Summary}
+		rows[i] = report.ScenarioRow{Scenario: o.Scenario, TierMet: string(o.Decision.TierMet), Verdict: string(o.Decision.Verdict), Notes: firstReason(o.Decision)}
+		scenarios[i] = verdict.ScenarioResult{Decision: o.Decision}
+		// findings/<scenario>.md: the verdict with every audit box and its
+		// evidence, as a plan unit's.
+		unit := report.Unit{ID: o.Scenario, Decision: o.Decision, Executed: o.History != ""}
+		if unit.Executed {
+			unit.Artifact = filepath.Join("artifacts", o.Scenario) + "/"
+			unit.Plot = unit.Artifact + "plot.svg"
+		}
+		if err := writeUnitFile(sess, unit); err != nil {
+			return err
+		}
 	}
+	sv, headline := verdict.Session(verdict.SessionEvidence{Scenarios: scenarios})
+	code := sv.ExitCode()
 	results := map[string]any{"script": path, "seed": f.seed, "tier": f.tier, "session_dir": sess.Dir,
-		"result": overall(code), "exit_code": code, "scenarios": outcomes}
+		"session_verdict": sv, "headline": headline, "result": overall(runExitCode(outcomes)), "exit_code": code, "scenarios": outcomes}
 	if err := sess.WriteJSON("results.json", results); err != nil {
+		return err
+	}
+	if err := writeScriptReport(sess, f, path, outcomes, code); err != nil {
 		return err
 	}
 	if err := sess.Finish(header, rows); err != nil {
@@ -212,7 +247,8 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 		if err := printRunTable(out, outcomes); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "session: %s\n", sess.Dir)
+		fmt.Fprintf(out, "verdict: %s — %s\n", sv, headline)
+		fmt.Fprintf(out, "session: %s\nreport: %s\n", sess.Dir, filepath.Join(sess.Dir, "findings", "report.md"))
 		for _, o := range outcomes {
 			for _, l := range o.Landing {
 				mark := "landed"
@@ -240,35 +276,29 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 
 // runOne runs one scenario and turns what happened into its outcome.
 func runOne(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Session, stderr io.Writer, pool *control.Pool) scenarioOutcome {
-	o := scenarioOutcome{Scenario: sc.Name, Tier: f.tier, Seed: f.seed,
-		Replay: fmt.Sprintf("faultline run %s --scenario %s --seed %d --tier %s", shellQuote(sc.Pos.Filename()), sc.Name, f.seed, f.tier)}
-	if f.realtime {
-		o.Replay += " --realtime"
-	}
+	o := scenarioOutcome{Scenario: sc.Name, Tier: f.tier, Seed: f.seed}
 	var status io.Writer
 	if !f.json && isTerminal(stderr) {
 		status = stderr
 	}
 	start := time.Now()
-	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(sc.Name),
-		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Status: status, Print: stderr, Pool: pool, Script: f.script})
+	header := report.Header{Plan: f.script, Seed: f.seed, Tier: f.tier}
+	u := runUnit(ctx, unitRun{spec: scriptSpec(sc), sc: sc, file: f.script, status: status}, f, sess, header, pool, stderr)
 	o.ElapsedSecs = time.Since(start).Seconds()
-	if res != nil && len(res.Ops) > 0 {
-		if err := writePlot(sess.ArtifactDir(sc.Name), res); err != nil {
-			fmt.Fprintf(stderr, "faultline: %s: plot: %v\n", sc.Name, err)
-		}
-	}
+	o.Decision = u.decision
+	res := u.result
 	if res != nil {
 		o.Virtual, o.History = res.Virtual, res.HistoryPath
 		o.Invoked, o.OK, o.Fail, o.Info, o.Cancelled = res.Summary.Invoked, res.Summary.OK, res.Summary.Fail, res.Summary.Info, res.Summary.Cancelled
 		o.Check, o.Problems = res.Check, res.Problems
 		o.Faults, o.Landing = res.Faults, res.Landing
-		if !res.Virtual {
-			o.Replay += " --realtime"
-		}
+		o.Seed = res.Seed
 	}
-	if err != nil {
-		o.Result, o.Error, o.Summary = "error", err.Error(), err.Error()
+	// Built once the run says whether it ran in real time, so --realtime
+	// appears once whether the flag or the client asked for it.
+	o.Replay = reproduceCommand(sc.Pos.Filename(), sc.Name, f, f.realtime || (res != nil && !res.Virtual))
+	if res == nil {
+		o.Result, o.Error, o.Summary = "error", firstReason(u.decision), firstReason(u.decision)
 		return o
 	}
 	o.Result, o.Summary = string(res.Check.Valid), res.Check.Summary
@@ -293,9 +323,9 @@ func printIndented(w io.Writer, text string) {
 
 func printRunTable(w io.Writer, outs []scenarioOutcome) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("scenario", "ops", "ok", "fail", "info", "result", "summary")
+	t.Header("scenario", "ops", "ok", "fail", "info", "checker", "verdict", "why")
 	for _, o := range outs {
-		if err := t.Append(o.Scenario, fmt.Sprint(o.Invoked), fmt.Sprint(o.OK), fmt.Sprint(o.Fail), fmt.Sprint(o.Info), o.Result, o.Summary); err != nil {
+		if err := t.Append(o.Scenario, fmt.Sprint(o.Invoked), fmt.Sprint(o.OK), fmt.Sprint(o.Fail), fmt.Sprint(o.Info), o.Result, string(o.Decision.Verdict), firstReason(o.Decision)); err != nil {
 			return err
 		}
 	}

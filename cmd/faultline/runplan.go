@@ -50,6 +50,10 @@ func runPlan(ctx context.Context, cmd interface {
 	if plans.HasErrors(ds) {
 		return &exitError{code: exitRejected, err: fmt.Errorf("%s: BLOCKED: the plan cannot run as written (halt rule); nothing was run", path)}
 	}
+	// Resolved as lint resolves it, so lint and run agree on a missing suite.
+	if f.suite, err = planSuite(f.suite, path, p); err != nil {
+		return &exitError{code: exitRejected, err: fmt.Errorf("%s: BLOCKED: %w; nothing was run", path, err)}
+	}
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return &exitError{code: exitRejected, err: err}
@@ -84,6 +88,15 @@ func runPlan(ctx context.Context, cmd interface {
 	}
 	_ = sess.Event("", "capability probe", fmt.Sprintf("%d requirements checked", len(matrix.Rows)), header)
 
+	// On a terminal, one live status line for the whole plan run; messages
+	// printed meanwhile go through it, so they clear the line first. Not on
+	// a CI log: the session log records the same phases as events.
+	var status *interp.Status
+	if !f.json && isTerminal(stderr) {
+		status = interp.NewStatus(stderr)
+		defer status.Close()
+		stderr = status
+	}
 	var units []*planUnit
 	for _, c := range compiled {
 		if len(f.scenarios) > 0 && !selected(f.scenarios, c.ID) {
@@ -119,12 +132,13 @@ func runPlan(ctx context.Context, cmd interface {
 		}
 	}
 
+	status.Close() // the summary goes to the same terminal
 	results := aggregate(p, units)
 	sv, headline := verdict.Session(verdict.SessionEvidence{Scenarios: results})
 	if err := writePlanReport(sess, p, path, f, units, results, sv, headline, header); err != nil {
 		return err
 	}
-	printPlanSummary(stdout, units, sess.Dir, sv, headline)
+	printPlanSummary(stdout, units, sess.Dir, sv, headline, replayCommand(sess.Dir, f.libs, f.nodes))
 	if code := sv.ExitCode(); code != exitOK {
 		return &exitError{code: code}
 	}
@@ -143,51 +157,8 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 		_ = sess.Event(id, "not run", err.Error(), header)
 		return
 	}
-	sc := script.Scenarios[0]
-	_ = sess.Event(id, "start", fmt.Sprintf("tier %s, seed %d", f.tier, f.seed), header)
-	dir := sess.ArtifactDir(strings.ReplaceAll(id, "/", "_"))
-	res, err := interp.Run(ctx, sc, interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: dir,
-		Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: file, Suite: f.suite})
-	if err != nil {
-		u.decision = notRun(id, "the run failed: "+err.Error())
-		_ = sess.Event(id, "error", err.Error(), header)
-		return
-	}
-	u.result, u.executed = res, true
-	if err := writePlot(dir, res); err != nil {
-		fmt.Fprintf(stderr, "faultline: %s: plot: %v\n", id, err)
-	}
-	nodes := len(sc.Nodes)
-	if pool != nil {
-		nodes = len(pool.Nodes())
-	}
-	ev := evidenceFor(p, id, res, nodes)
-	if !sc.Client.Simulated() {
-		// The db recipe saved the nodes' logs before its teardown.
-		if scan, err := verdict.ScanLogFiles(filepath.Join(dir, "logs")); err == nil {
-			ev.Logs = scan
-		}
-		ev.Retries = retriesOf(sc.Client)
-	}
-	if sc.Client.Simulated() {
-		// An in-process system has no log files: its only output is the
-		// errors it returns, which the history holds; grep those.
-		ev.Logs = scanOpErrors(res)
-		ev.Retries = verdict.Retries{Known: true, Evidence: "the in-process client makes exactly one call per op; nothing retries behind the history"}
-	}
-	if res.Check.Valid == check.Valid {
-		ev.Sensitivity = sensitivity(ctx, sc.Checker, res, f.seed)
-		_ = sess.Event(id, "sensitivity audit", fmt.Sprintf("%d mutants checked, %d caught, %d escaped", ev.Sensitivity.Checked, ev.Sensitivity.Caught, len(ev.Sensitivity.Escaped)), header)
-	}
-	if res.Check.Valid == check.Invalid {
-		ev.Reruns = rerun(ctx, sc, f, sess, header, id, dir, file, pool, stderr)
-		// The finding cites both runs: the original first.
-		ev.Reruns.Runs = append([]string{fmt.Sprintf("artifacts/%s: the original run: %s",
-			strings.ReplaceAll(id, "/", "_"), violation(res.Check).Summary)}, ev.Reruns.Runs...)
-	}
-	u.decision = verdict.Decide(ev)
-	_ = sess.Event(id, "oracle: "+string(res.Check.Valid), res.Check.Summary, header)
-	_ = sess.Event(id, "verdict: "+string(u.decision.Verdict), firstReason(u.decision), header)
+	o := runUnit(ctx, unitRun{spec: planSpec(p, id), sc: script.Scenarios[0], file: file, status: interp.StatusOf(stderr).Writer()}, f, sess, header, pool, stderr)
+	u.decision, u.result, u.executed = o.decision, o.result, o.executed
 }
 
 // rerun runs a failed unit again f.reruns times with the same seed: a run
@@ -213,6 +184,10 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 		} else {
 			o.Replay = replay
 		}
+		if st := interp.StatusOf(stderr); st != nil {
+			st.Unit(fmt.Sprintf("%s re-run %d/%d", id, i, f.reruns))
+			o.Status = st
+		}
 		_ = sess.Event(id, "re-run", fmt.Sprintf("%d of %d (artifacts/%s)", i, f.reruns, name), header)
 		again, err := interp.Run(ctx, sc, o)
 		out.Attempted++
@@ -230,13 +205,15 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 }
 
 // sensitivity runs the checker-sensitivity audit on a green result: the
-// history mutated in ways the oracle must reject. Mutants wrong only under
+// history mutated in ways the oracle must reject, each mutant judged by the
+// one oracle (compose child) whose claim it breaks. Mutants wrong only under
 // real-time order are left out unless the oracle promises real-time order.
+// Oracles no mutant fits on this history are named in Unfit.
 func sensitivity(ctx context.Context, c check.Checker, r *interp.Result, seed uint64) verdict.Sensitivity {
 	rep := mutate.Audit(ctx, c, r.Ops, mutate.Options{Seed: seed, SkipRealtime: !realtimeOracle(r.Check), Baseline: &r.Check})
-	s := verdict.Sensitivity{Ran: true, Checked: rep.Checked, Caught: rep.Caught, Kinds: rep.Kinds, Skipped: rep.Skipped}
+	s := verdict.Sensitivity{Ran: true, Checked: rep.Checked, Caught: rep.Caught, Kinds: rep.Kinds, Skipped: rep.Skipped, Unfit: rep.Unfit}
 	for _, m := range rep.Escaped {
-		s.Escaped = append(s.Escaped, m.Kind+": "+m.Description)
+		s.Escaped = append(s.Escaped, m.Kind+" (accepted by "+m.Oracle+"): "+m.Description)
 	}
 	return s
 }
@@ -262,51 +239,6 @@ func realtimeOracle(r check.Result) bool {
 	return false
 }
 
-// evidenceFor turns what a run measured into the verdict's evidence. Facts
-// the run cannot establish stay unknown, so the audits say cannot-judge.
-func evidenceFor(p *plans.Plan, id string, r *interp.Result, nodes int) verdict.Evidence {
-	sid, _, _ := strings.Cut(id, "/")
-	s := p.Scenario(sid)
-	e := verdict.Evidence{Scenario: id, Attempted: true}
-	if s != nil {
-		e.Claims.Categories = s.Gate.Categories
-		e.Budgets = map[verdict.Tier]verdict.TierRequirement{}
-		for t := range verdict.Tiers() {
-			if b := s.Budgets.Tier(t); b != nil && b.NotProvided == nil {
-				req := verdict.TierRequirement{Nodes: b.Nodes, Duration: b.Duration, Ops: b.Ops, Seeds: b.Seeds, Repetitions: b.Repetitions}
-				if b.Faults != nil {
-					req.Faults = *b.Faults
-				}
-				e.Budgets[t] = req
-			}
-		}
-	}
-	e.Run = verdict.Run{Nodes: nodes, Topologies: 1, Duration: r.Summary.Duration, Ops: r.Summary.Invoked, Seeds: 1, Repetitions: 1}
-	consumed, dropped, keys := oracleCounts(r.Check)
-	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: violation(r.Check).Summary,
-		Consumed: consumed, Dropped: dropped, Keys: keys}
-	e.Faults = faultsOf(r)
-	e.Recovery = recoveryOf(r.Ops, r.Faults, nodes)
-	var model string
-	if s != nil && s.Model != nil {
-		model = s.Model.Model
-	}
-	e.Oracle.MatchesModel, e.Oracle.Kinds = matchesModel(model, r.Check)
-	clock := "Go's monotonic clock"
-	if r.Virtual {
-		clock = "the simulated clock of the run"
-	}
-	e.History = verdict.HistoryQuality{
-		Complete:       verdict.Yes("the journal closed cleanly with every op of the run"),
-		Timestamps:     verdict.Yes("every invocation and completion carries its time"),
-		Monotonic:      verdict.Yes("times come from " + clock),
-		TimeoutMarkers: verdict.Yes("unknown outcomes are recorded as info with no output"),
-		FaultEpoch:     verdict.Yes("every op carries fault_epoch"),
-		NodeSeen:       verdict.No("ops record the node their client is bound to, not the node that served them"),
-	}
-	return e
-}
-
 // closes lists the hypotheses the unit's scenario closes.
 func closes(p *plans.Plan, id string) string {
 	sid, _, _ := strings.Cut(id, "/")
@@ -327,46 +259,6 @@ func violation(r check.Result) check.Result {
 	return r
 }
 
-// faultsOf turns the nemesis's fault windows into the verdict's faults: the
-// victim-side read-back the nemesis recorded, what clients saw in the window,
-// and whether the final heal was verified.
-func faultsOf(r *interp.Result) []verdict.Fault {
-	declaredClient := false
-	for _, f := range r.Landing {
-		if strings.Contains(f.Decl, "op_errors") {
-			declaredClient = true
-		}
-	}
-	var out []verdict.Fault
-	for _, w := range r.Faults {
-		f := verdict.Fault{Name: w.Fault, ClientDeclared: declaredClient,
-			Injector: verdict.Yes("the nemesis completed " + w.Fault)}
-		if w.Landed {
-			f.Victim = verdict.Yes("read back on the victims after inject (rules, counters, /proc state)")
-		} else {
-			f.Victim = verdict.No("the read-back on the victims did not show the fault")
-		}
-		seen := fmt.Sprintf("clients in the window: %d ok, %d fail, %d info", w.ClientOK, w.ClientFail, w.ClientInfo)
-		if w.ClientFail+w.ClientInfo > 0 {
-			f.Client = verdict.Yes(seen)
-		} else {
-			f.Client = verdict.No(seen)
-		}
-		switch {
-		case w.Held == nil:
-		case *w.Held:
-			f.Held = verdict.Yes("still in effect when the hold ended, read back before healing")
-		default:
-			f.Held = verdict.No("gone before the hold ended (reverted or bypassed behind faultline's back)")
-		}
-		if w.End >= 0 && r.Healed != nil {
-			f.Healed = verdict.Yes("healed, and the final heal found no faultline rules left")
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
 // scanOpErrors greps the error of every recorded op for the alarm pattern.
 func scanOpErrors(r *interp.Result) verdict.LogScan {
 	l := verdict.LogScan{Scanned: true, Files: 1}
@@ -384,89 +276,6 @@ func scanOpErrors(r *interp.Result) verdict.LogScan {
 		}
 	}
 	return l
-}
-
-// oracleCounts reads what the history checker consumed and what it rightly
-// set aside (failed ops, reads of unknown outcome), so the audit can match
-// them against the ops issued. Without a history checker it is the oracle's
-// own count with nothing set aside.
-func oracleCounts(res check.Result) (consumed, dropped int64, keys int) {
-	var hist *check.Result
-	var walk func(r *check.Result)
-	walk = func(r *check.Result) {
-		if r.Checker == "linearizable" && hist == nil {
-			hist = r
-		}
-		for i := range r.Children {
-			walk(&r.Children[i])
-		}
-	}
-	walk(&res)
-	if hist == nil {
-		return int64(res.Consumed.Ops), 0, res.Consumed.Keys
-	}
-	for _, k := range []string{"failed_ops_dropped", "unknown_reads_dropped"} {
-		if n, ok := hist.Details[k].(int); ok {
-			dropped += int64(n)
-		}
-	}
-	return int64(hist.Consumed.Ops), dropped, hist.Consumed.Keys
-}
-
-// historyCheckers are the checkers the §4.1 picker names for each model of
-// "Model under test".
-var historyCheckers = map[string][]string{
-	"register": {"linearizable"},
-	"map":      {"linearizable", "transactional"},
-	"queue":    {"queue", "total-queue"},
-	"counter":  {"counter"},
-	"ledger":   {"bank"},
-	"session":  {"monotonic-reads", "read-your-writes", "transactional"},
-}
-
-// matchesModel says whether a checker the model calls for actually ran
-// (§4.1), and what kinds of oracle ran.
-func matchesModel(model string, res check.Result) (verdict.Fact, []verdict.OracleKind) {
-	var ran []string
-	var walk func(r check.Result)
-	walk = func(r check.Result) {
-		if len(r.Children) == 0 {
-			ran = append(ran, r.Checker)
-		}
-		for _, c := range r.Children {
-			walk(c)
-		}
-	}
-	walk(res)
-	var kinds []verdict.OracleKind
-	for _, c := range ran {
-		switch c {
-		case "linearizable", "transactional", "monotonic-reads", "read-your-writes", "recovery":
-			kinds = append(kinds, verdict.KindHistory)
-		case "no-lost-ack":
-			kinds = append(kinds, verdict.KindNoLostAck)
-		case "final-state":
-			kinds = append(kinds, verdict.KindFinalState)
-		case "replicas":
-			kinds = append(kinds, verdict.KindReconciliation)
-		case "slo":
-			kinds = append(kinds, verdict.KindMetricSLO)
-		case "fairness":
-			kinds = append(kinds, verdict.KindPerGroup)
-		}
-	}
-	want, ok := historyCheckers[model]
-	if !ok {
-		return verdict.Fact{}, kinds
-	}
-	for _, c := range ran {
-		for _, w := range want {
-			if c == w {
-				return verdict.Yes(fmt.Sprintf("model %s calls for %s, and %s ran", model, strings.Join(want, " or "), c)), kinds
-			}
-		}
-	}
-	return verdict.No(fmt.Sprintf("model %s calls for %s; ran: %s", model, strings.Join(want, " or "), strings.Join(ran, ", "))), kinds
 }
 
 // aggregate groups units into the session's scenarios, folding arms with
@@ -518,8 +327,8 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 		if u.decision.Verdict.IsFail() && u.result != nil {
 			fd.Findings = append(fd.Findings, report.Finding{
 				Title: violation(u.result.Check).Summary, Scenario: u.compiled.ID, Hypothesis: closes(p, u.compiled.ID), WhatHappened: violation(u.result.Check).Explanation,
-				Reproducer: fmt.Sprintf("faultline replay %s --scenario %s (the recorded schedule); from the seed alone: faultline run %s --scenario %s --seed %d --tier %s%s",
-					sess.Dir, strings.ReplaceAll(u.compiled.ID, "/", "_"), path, u.compiled.ID, f.seed, f.tier, nodesFlag(f.nodes)),
+				Reproducer: fmt.Sprintf("%s --scenario %s (the recorded schedule); from the seed alone: %s",
+					replayCommand(sess.Dir, f.libs, f.nodes), strings.ReplaceAll(u.compiled.ID, "/", "_"), planReproduce(path, u.compiled.ID, f)),
 				Reduction:      fmt.Sprintf("not reduced in this session; faultline reduce %s --scenario %s shrinks the history and the schedule", sess.Dir, strings.ReplaceAll(u.compiled.ID, "/", "_")),
 				Classification: string(u.decision.Verdict),
 				Evidence:       filepath.Join("artifacts", strings.ReplaceAll(u.compiled.ID, "/", "_"), "checker.txt"),
@@ -546,7 +355,7 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 func writePlot(dir string, r *interp.Result) error {
 	var windows []report.Window
 	for _, w := range r.Faults {
-		windows = append(windows, report.Window{Name: w.Fault, Start: w.Start, End: w.End, Landed: w.Landed})
+		windows = append(windows, report.Window{Name: w.Fault, Start: w.Start, End: w.End, Landed: w.Proven})
 	}
 	var b bytes.Buffer
 	if err := report.PlotSVG(&b, r.Ops, windows); err != nil {
@@ -593,7 +402,7 @@ func unitRow(units []*planUnit, d verdict.Decision, agg bool) report.Unit {
 	return row
 }
 
-func printPlanSummary(w io.Writer, units []*planUnit, dir string, sv verdict.SessionVerdict, headline string) {
+func printPlanSummary(w io.Writer, units []*planUnit, dir string, sv verdict.SessionVerdict, headline, replay string) {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("scenario", "verdict", "why")
 	for _, u := range units {
@@ -613,7 +422,7 @@ func printPlanSummary(w io.Writer, units []*planUnit, dir string, sv verdict.Ses
 	for _, u := range units {
 		if u.result != nil {
 			// Every executed scenario recorded its schedule.
-			fmt.Fprintf(w, "replay: faultline replay %s\n", dir)
+			fmt.Fprintf(w, "replay: %s\n", replay)
 			break
 		}
 	}
@@ -679,17 +488,37 @@ func suitePath(flag, plan, harness string) (string, error) {
 	return filepath.Rel(absHarness, abs)
 }
 
-// nodesFlag repeats how the run reached its nodes, for a reproduce command.
+// nodesFlag repeats how the run reached its nodes, for a reproduce command:
+// --local with the node names (so the count too; the default ones when
+// --nodes named none), or the SSH nodes with the non-default SSH settings.
 func nodesFlag(n nodeFlags) string {
-	switch {
-	case n.local:
-		return " --local --nodes " + n.nodes
-	case n.nodesFile != "":
-		return " --nodes-file " + n.nodesFile
-	case n.nodes != "":
-		return " --nodes " + n.nodes
+	if n.local {
+		names := n.nodes
+		if names == "" {
+			names = strings.Join(defaultLocalNodes, ",")
+		}
+		return " --local --nodes " + shellQuote(names)
 	}
-	return ""
+	var b strings.Builder
+	if n.nodes != "" {
+		b.WriteString(" --nodes " + shellQuote(n.nodes))
+	}
+	if n.nodesFile != "" {
+		b.WriteString(" --nodes-file " + shellQuote(n.nodesFile))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	if n.user != "" && n.user != "root" {
+		b.WriteString(" --ssh-user " + shellQuote(n.user))
+	}
+	for _, k := range n.keys {
+		b.WriteString(" --ssh-key " + shellQuote(k))
+	}
+	if n.knownHosts != "" {
+		b.WriteString(" --known-hosts " + shellQuote(n.knownHosts))
+	}
+	return b.String()
 }
 
 // retriesOf asks the client how it retries; a client that cannot say
