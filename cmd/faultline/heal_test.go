@@ -83,8 +83,11 @@ scenario(name = "partitioned", client = client.register(), workload = gen.stagge
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI(t, append([]string{"run", short, "--realtime", "--seed", "1", "--out", filepath.Join(dir, "short")}, sshArgs...)...)
-	if code != exitOK {
-		t.Fatalf("short run: exit %d\n%s\n%s", code, out, errOut)
+	// The in-process client's traffic never crosses the nodes' partition,
+	// so no drop shows the fault landed: the run must say so rather than
+	// pass. What this test needs is that the run completed and healed.
+	if code != exitUnknown || !strings.Contains(out, "INCONCLUSIVE-fault-not-proven") || !strings.Contains(out, "no traffic crossed the fault") {
+		t.Fatalf("short run: exit %d, want %d with the partitions not proven\n%s\n%s", code, exitUnknown, out, errOut)
 	}
 	hist, _ := filepath.Glob(filepath.Join(dir, "short", "short", "*", "artifacts", "short", "history.jsonl"))
 	if len(hist) != 1 {

@@ -47,8 +47,10 @@ scenario(name = "on_nodes", client = client.register(), workload = gen.limit(20,
 	}
 	code, out, errOut := runCLI(t, "run", script, "--out", t.TempDir(), "--seed", "1",
 		"--nodes-file", st.NodesFile, "--known-hosts", st.KnownHosts, "--ssh-key", st.ClientKey)
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	// check.stats() alone can never fail, so the verdict is too weak: this
+	// test is about reaching the nodes, which the hostnames show.
+	if code != exitUnknown || !strings.Contains(out, "INCONCLUSIVE-oracle-too-weak") {
+		t.Fatalf("exit %d, want %d (stats alone is too weak)\n%s\n%s", code, exitUnknown, out, errOut)
 	}
 	if !strings.Contains(errOut, `hostnames: ["n1", "n2"]`) {
 		t.Errorf("stderr lacks the nodes' hostnames: %s", errOut)
