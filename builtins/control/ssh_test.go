@@ -338,8 +338,10 @@ func TestSSHDaemonOutlivesConnection(t *testing.T) {
 	if err := AwaitPort(ctx, r, port, 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	r.Close()
+	// Kill the connection while it is still open: once r is closed its
+	// sshd child may already have exited, leaving nothing to kill.
 	s.killConnections(t)
+	r.Close()
 	r2 := dialTest(t, s, s.config())
 	if err := AwaitPort(ctx, r2, port, 5*time.Second); err != nil || !pidAlive(pid) {
 		t.Fatalf("daemon gone after its session ended: %v", err)
