@@ -377,7 +377,7 @@ func TestOutputFlag(t *testing.T) {
 // the same words.
 func TestHelpTexts(t *testing.T) {
 	root := newRootCmd()
-	for _, name := range []string{"run", "check", "lint", "compile", "probe", "replay", "reduce"} {
+	for _, name := range []string{"run", "check", "lint", "compile", "probe", "replay", "reduce", "demo", "export"} {
 		c, _, err := root.Find([]string{name})
 		if err != nil || c.Name() != name {
 			t.Fatalf("no %s command: %v", name, err)

@@ -39,7 +39,11 @@ and on which nodes, the clock and the op counts meanwhile.
 
 --bug runs the same plan against a build with a real bug; faultline must
 find it (FAIL, with the anomaly explained). Bugs:
-  ` + strings.Join(demostore.Bugs, "\n  "),
+  ` + strings.Join(demostore.Bugs, "\n  ") + `
+
+Exit codes: 0 DONE (PASS with evidence), 1 FAIL (the anomaly was found),
+2 INCONCLUSIVE or DONE_WITH_CONCERNS (a fault not proven, an oracle too weak,
+interrupted), 3 BLOCKED (nothing could run), 64 usage error.`,
 		Example: `  faultline demo
   faultline demo --bug stale-reads`,
 		Args: cobra.NoArgs,
