@@ -16,6 +16,10 @@ type Decision struct {
 	Oracle   string      `json:"oracle_evidence"`
 	Landing  string      `json:"landing_evidence"`
 	Audits   []AuditItem `json:"audits,omitempty"`
+	// Evidence is what the decision was made from, so a stored verdict can
+	// be recomputed and checked (Decide(*d.Evidence) gives d back). An arm
+	// aggregate has none of its own: its arms carry theirs.
+	Evidence *Evidence `json:"evidence,omitempty"`
 }
 
 // Decide walks the §2.2 decision tree over e and applies the §2.3 gates to a
@@ -24,7 +28,9 @@ type Decision struct {
 func Decide(e Evidence) Decision {
 	met, notes := TierMet(e.Budgets, e.measured())
 	a := newAuditor(&e, met, notes)
+	stored := e
 	d := Decision{
+		Evidence: &stored,
 		Scenario: e.Scenario,
 		TierMet:  met,
 		Oracle:   oracleText(&e),

@@ -267,3 +267,18 @@ func TestDecideDoesNotMutate(t *testing.T) {
 		t.Error("Decide changed its input")
 	}
 }
+
+// TestDecisionCarriesItsEvidence: a stored verdict carries the evidence it
+// was decided from, and deciding that evidence again gives the same verdict.
+func TestDecisionCarriesItsEvidence(t *testing.T) {
+	for _, base := range []func() Evidence{hardening, smoke, nonSerious} {
+		d := Decide(base())
+		if d.Evidence == nil {
+			t.Fatal("no evidence stored")
+		}
+		again := Decide(*d.Evidence)
+		if again.Verdict != d.Verdict || strings.Join(again.Reasons, "\n") != strings.Join(d.Reasons, "\n") {
+			t.Errorf("%s: recomputed %s %v, stored %s %v", d.Scenario, again.Verdict, again.Reasons, d.Verdict, d.Reasons)
+		}
+	}
+}
