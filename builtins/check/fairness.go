@@ -159,7 +159,7 @@ func (c fairness) Check(_ context.Context, h []history.Op, _ Env) Result {
 	}
 	sort.Strings(names)
 	slices.Sort(all.lat)
-	aggP99 := percentile(all.lat, 0.99)
+	aggP99 := Percentile(all.lat, 0.99)
 	span := time.Duration(max(last-first, 1))
 	byGroup := map[string]any{}
 	var bad []string
@@ -168,7 +168,7 @@ func (c fairness) Check(_ context.Context, h []history.Op, _ Env) Result {
 	for _, g := range names {
 		s := groups[g]
 		slices.Sort(s.lat)
-		p99 := percentile(s.lat, 0.99)
+		p99 := Percentile(s.lat, 0.99)
 		if len(s.lat) == 0 {
 			p99 = int64(span) // no ok op: as slow as the whole run
 		}
@@ -221,7 +221,7 @@ func (c fairness) spread(repeats map[string]*opStats, bad *[]string) float64 {
 			continue
 		}
 		slices.Sort(r.lat)
-		p := percentile(r.lat, 0.99)
+		p := Percentile(r.lat, 0.99)
 		if n == 0 || p < lo {
 			lo = p
 		}

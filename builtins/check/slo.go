@@ -87,8 +87,10 @@ func (c slo) bounds() []latencyBound {
 	return bs
 }
 
-// percentile is the nearest-rank q-quantile of sorted values.
-func percentile(sorted []int64, q float64) int64 {
+// Percentile is the nearest-rank q-quantile of sorted values, as the
+// performance oracles define it (the sensitivity audit's SLO mutants use it
+// to break a bound for certain).
+func Percentile(sorted []int64, q float64) int64 {
 	if len(sorted) == 0 {
 		return 0
 	}
@@ -190,7 +192,7 @@ func (c slo) Check(_ context.Context, h []history.Op, _ Env) Result {
 			if len(w.lat) == 0 {
 				break
 			}
-			p := time.Duration(percentile(w.lat, b.q))
+			p := time.Duration(Percentile(w.lat, b.q))
 			if d, ok := worst[b.name].(time.Duration); !ok || p > d {
 				worst[b.name] = p
 			}

@@ -17,16 +17,6 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
-// percentile is the nearest-rank q-quantile of sorted values, as the
-// performance oracles define it.
-func percentile(sorted []int64, q float64) int64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	i := int(q*float64(len(sorted))+0.999999999) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
-}
-
 // sloWindow is one tumbling window of the SLO's judged ops.
 type sloWindow struct {
 	index int
@@ -125,10 +115,10 @@ func sloMutants(v *view, opts any, rng *rand.Rand, limit int) ([]Mutant, string)
 			}
 			slices.Sort(lat)
 			for _, b := range bounds {
-				if b.bound > 0 && len(edits) > 0 && percentile(lat, b.q) > int64(b.bound) {
+				if b.bound > 0 && len(edits) > 0 && check.Percentile(lat, b.q) > int64(b.bound) {
 					slowMs = append(slowMs, v.mutant(SlowOps, false, edits,
 						"%d ok ops in %s take %s each, so %s is %s, past the declared %s",
-						len(edits), where, slow, b.name, time.Duration(percentile(lat, b.q)), b.bound))
+						len(edits), where, slow, b.name, time.Duration(check.Percentile(lat, b.q)), b.bound))
 					break
 				}
 			}
@@ -222,7 +212,7 @@ func fairnessMutants(v *view, opts any, rng *rand.Rand, limit int) ([]Mutant, st
 		}
 		slices.Sort(rest)
 		var why string
-		switch ratio := float64(span) / float64(max(percentile(rest, 0.99), 1)); {
+		switch ratio := float64(span) / float64(max(check.Percentile(rest, 0.99), 1)); {
 		case o.MinThroughput > 0:
 			why = fmt.Sprintf("its throughput is 0, below the declared %v ok ops/s", o.MinThroughput)
 		case o.MaxErrorRate != nil && *o.MaxErrorRate < 1:
