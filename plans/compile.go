@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go.starlark.net/syntax"
 	"regexp"
 	"slices"
 	"strings"
@@ -76,8 +77,29 @@ func Compile(p *Plan, o CompileOptions) ([]CompiledScenario, []Diagnostic) {
 			out = append(out, c.unit(unit{s: s, a: a}))
 		}
 	}
+	for _, cs := range out {
+		c.mustParse(cs)
+	}
 	sortDiagnostics(c.diags)
 	return out, c.diags
+}
+
+// parseOptions are the interpreter's dialect, so what parses here loads.
+var parseOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, Recursion: true}
+
+// mustParse makes a compiled file that is not valid Starlark an error of
+// its scenario: compile never writes a file that cannot load and says ok.
+func (c *compiler) mustParse(cs CompiledScenario) {
+	if _, err := parseOptions.Parse(cs.File, cs.Source, 0); err != nil {
+		line := 0
+		if s := c.p.Scenario(strings.SplitN(cs.ID, "/", 2)[0]); s != nil {
+			line = s.Pos.Line
+		}
+		msg := "the compiled scenario is not valid Starlark: " + err.Error()
+		fix := "fix the plan text it came from (a ```starlark block, or a value with control characters)"
+		c.diags = append(c.diags, Diagnostic{Pos: Pos{File: c.p.Pos.File, Line: line}, Severity: Error, Rule: "compile-unparsable",
+			Scenario: cs.ID, Msg: msg, Fix: fix})
+	}
 }
 
 // compiler holds what every unit of one plan shares.
@@ -165,8 +187,8 @@ func (c *compiler) header(u unit) string {
 		sha = "unknown"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s plan=%s scenario=%s sha256=%s\n", ProvenanceMarker, c.p.Pos.File, u.id(), sha)
-	fmt.Fprintf(&b, "# Generated from %s, scenario %s (%s) at plan line %d.\n", c.p.Pos.File, u.id(), u.name(), u.pos().Line)
+	fmt.Fprintf(&b, "%s plan=%s scenario=%s sha256=%s\n", ProvenanceMarker, commentText(c.p.Pos.File), commentText(u.id()), sha)
+	fmt.Fprintf(&b, "# Generated from %s, scenario %s (%s) at plan line %d.\n", commentText(c.p.Pos.File), commentText(u.id()), commentText(u.name()), u.pos().Line)
 	b.WriteString("# Edit the plan (or a ```starlark block in it) and recompile; edits here are overwritten.\n")
 	return b.String()
 }
@@ -184,7 +206,7 @@ func (c *compiler) render(d *draft) string {
 	slices.SortStableFunc(d.kwargs, func(x, y kwarg) int { return cmp.Compare(kwargRank(x.name), kwargRank(y.name)) })
 	for _, k := range d.kwargs {
 		for _, line := range k.comment {
-			fmt.Fprintf(&b, "    # %s\n", line)
+			fmt.Fprintf(&b, "    # %s\n", commentText(line))
 		}
 		fmt.Fprintf(&b, "    %s = %s,\n", k.name, strings.ReplaceAll(k.expr, "\n", "\n    "))
 	}
@@ -246,9 +268,41 @@ func cite(field string, line int, text string) string {
 }
 
 // starQuote renders s as a Starlark string literal.
+// starQuote is s as a Starlark string literal. Every control character is
+// escaped and invalid UTF-8 is replaced, so no text from a plan (a file
+// name, a heading, a value with \r or NUL) can end the literal or the line.
 func starQuote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(s) + `"`
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == 0x2028 || r == 0x2029 || r == 0x85:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// commentText is s made safe for one "# ..." line: control characters
+// shown as escapes, so a newline in a plan's file name or heading can never
+// start a line of code.
+func commentText(s string) string {
+	q := starQuote(s)
+	return strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(q[1 : len(q)-1])
 }
 
 func starQuoteAll(ss []string) []string {

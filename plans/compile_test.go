@@ -423,15 +423,17 @@ func FuzzCompile(f *testing.F) {
 	f.Add(string(readFile(f, filepath.Join("testdata", "etcd-register.md"))))
 	f.Add(unitPlan{workload: "cas-register over 3 keys, 9 ops/s", faults: "kill -9 of the leader for 1s; every 2s",
 		extra: "```starlark\nworkload = x\n```\n"}.source())
+	f.Add("# Test Plan: t\r\n\n## 7. Scenarios\n\n### Scenario S1: un\x00it\r\n\n- **Workload:** register\r\n- **Oracle:** linearizable\x00\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		p, _ := Parse("fuzz.md", []byte(src))
-		cs, _ := Compile(p, CompileOptions{Source: []byte(src)})
+		cs, ds := Compile(p, CompileOptions{Source: []byte(src)})
 		for _, c := range cs {
-			if authored(c) {
-				continue // the author's own Starlark may be anything
-			}
-			if _, err := (&syntax.FileOptions{}).Parse(c.File, c.Source, 0); err != nil {
-				t.Fatalf("%s does not parse: %v\n%s", c.File, err, c.Source)
+			if _, err := parseOptions.Parse(c.File, c.Source, 0); err != nil && !unparsableReported(ds, c.ID) {
+				// The author's own Starlark may be anything, but compile
+				// must then say so: it never writes a file that cannot load.
+				t.Fatalf("%s does not parse and compile said nothing: %v\n%s", c.File, err, c.Source)
+			} else if err != nil && !authored(c) {
+				t.Fatalf("generated %s does not parse: %v\n%s", c.File, err, c.Source)
 			}
 		}
 	})
@@ -508,4 +510,47 @@ func TestCompileFinal(t *testing.T) {
 	}
 	c, _ := compileUnit(t, tests[len(tests)-1].u)
 	wantIn(t, c, `final = gen.once({"f": "dump", "value": [1]}),`)
+}
+
+// unparsableReported says whether ds holds the compile-unparsable error of id.
+func unparsableReported(ds []Diagnostic, id string) bool {
+	for _, d := range ds {
+		if d.Rule == "compile-unparsable" && d.Scenario == id && d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCompileHostileText: text from a plan (its file name, a heading, field
+// values with newlines, \r or NUL) never becomes Starlark code, and what
+// compile writes parses — or compile fails naming the scenario.
+func TestCompileHostileText(t *testing.T) {
+	src := unitPlan{workload: "register\r", oracle: "linearizable\x00 and $(touch /tmp/pwned)"}.source()
+	src = strings.Replace(src, "### Scenario S1: unit", "### Scenario S1: un\rit\x00 \u2028x", 1)
+	for _, name := range []string{"plan.md", "evil\nfail(\"pwned\")\n.md", "q\"uote's\r.md"} {
+		p, _ := Parse(name, []byte(src))
+		cs, ds := Compile(p, CompileOptions{Source: []byte(src)})
+		if len(cs) != 1 {
+			t.Fatalf("%q: compiled %d scenarios", name, len(cs))
+		}
+		c := cs[0]
+		if _, err := parseOptions.Parse(c.File, c.Source, 0); err != nil {
+			t.Fatalf("%q: does not parse: %v\n%s", name, err, c.Source)
+		}
+		for i, line := range strings.Split(c.Source, "\n") {
+			if strings.Contains(line, "fail(") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				t.Errorf("%q: line %d runs plan text: %s", name, i+1, line)
+			}
+		}
+		if unparsableReported(ds, "S1") {
+			t.Errorf("%q: reported unparsable although it parses", name)
+		}
+	}
+	// An author's block that is not Starlark fails compile, naming S1.
+	bad := unitPlan{extra: "```starlark\nworkload = (\n```\n"}.source()
+	p, _ := Parse("plan.md", []byte(bad))
+	if _, ds := Compile(p, CompileOptions{Source: []byte(bad)}); !unparsableReported(ds, "S1") {
+		t.Errorf("an unparsable ```starlark block compiled without an error: %v", diagStrings(ds))
+	}
 }
