@@ -66,28 +66,58 @@ func ParseLibs(flags []string) (map[string]string, error) {
 
 // resolve maps a load() string, seen in the file `from`, to a module id:
 // "stdlib:REL" for the embedded library, or an absolute file path.
+//
+// A library is a closed tree: neither @name//../x nor a relative load from a
+// file inside a root may leave that root, and only .star files load, so a
+// load can neither reach nor print a file that is not a module.
 func (l *loader) resolve(from, target string) (string, error) {
+	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
+		return "", fmt.Errorf("load %q: absolute paths are not allowed; load relative to the script, from @stdlib//, or from a --lib root", target)
+	}
+	if !strings.HasSuffix(target, ".star") {
+		return "", fmt.Errorf("load %q: only .star files can be loaded", target)
+	}
+	if strings.ContainsFunc(target, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", fmt.Errorf("load %q: control characters in a load path", target)
+	}
 	if root, rest, ok := strings.Cut(target, "//"); ok && strings.HasPrefix(root, "@") {
 		name := root[1:]
 		if rest == "" || strings.HasPrefix(rest, "/") {
 			return "", fmt.Errorf("load %q: want @%s//path/file.star", target, name)
 		}
+		clean := path.Clean(rest)
+		if clean == ".." || strings.HasPrefix(clean, "../") {
+			return "", fmt.Errorf("load %q: the path leaves the library root @%s", target, name)
+		}
 		if name == "stdlib" {
-			return "stdlib:" + path.Clean(rest), nil
+			return "stdlib:" + clean, nil
 		}
 		dir, ok := l.libs[name]
 		if !ok {
 			return "", fmt.Errorf("load %q: no library root @%s (known: %s; add one with --lib %s=DIR)", target, name, l.rootNames(), name)
 		}
-		return filepath.Join(dir, filepath.FromSlash(rest)), nil
-	}
-	if filepath.IsAbs(target) || strings.HasPrefix(target, "/") {
-		return "", fmt.Errorf("load %q: absolute paths are not allowed; load relative to the script, from @stdlib//, or from a --lib root", target)
+		return filepath.Join(dir, filepath.FromSlash(clean)), nil
 	}
 	if rel, ok := strings.CutPrefix(from, "stdlib:"); ok {
-		return "stdlib:" + path.Join(path.Dir(rel), target), nil
+		joined := path.Join(path.Dir(rel), target)
+		if joined == ".." || strings.HasPrefix(joined, "../") {
+			return "", fmt.Errorf("load %q from @stdlib//%s: the path leaves @stdlib", target, rel)
+		}
+		return "stdlib:" + joined, nil
 	}
-	return filepath.Join(filepath.Dir(from), filepath.FromSlash(target)), nil
+	id := filepath.Join(filepath.Dir(from), filepath.FromSlash(target))
+	for name, dir := range l.libs {
+		if within(from, dir) && !within(id, dir) {
+			return "", fmt.Errorf("load %q from %s: the path leaves the library root @%s", target, displayPath(from), name)
+		}
+	}
+	return id, nil
+}
+
+// within reports whether path p lies inside directory dir.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (l *loader) rootNames() string {

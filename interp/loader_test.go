@@ -102,6 +102,17 @@ func TestLoadErrors(t *testing.T) {
 			wantMsg: "absolute paths are not allowed",
 		},
 		{
+			name:    "stdlib path leaving its root",
+			files:   map[string]string{"main.star": `load("@stdlib//../main.star", "x")` + "\n"},
+			wantMsg: "leaves the library root @stdlib",
+		},
+		{
+			// Its content would show in the syntax error.
+			name:    "a file that is not a module",
+			files:   map[string]string{"main.star": `load("secret.txt", "x")` + "\n", "secret.txt": "password = hunter2\n"},
+			wantMsg: "only .star files can be loaded",
+		},
+		{
 			name:     "runtime error in a function has a backtrace",
 			files:    map[string]string{"main.star": "def f(x):\n    return x + \"a\"\n\nf(1)\n"},
 			wantFile: "main.star", wantLine: 2, wantMsg: "unknown binary op",
@@ -172,5 +183,29 @@ func TestParseLibs(t *testing.T) {
 	libs, err := ParseLibs([]string{dir})
 	if err != nil || libs[filepath.Base(dir)] == "" {
 		t.Errorf("bare DIR: libs=%v err=%v", libs, err)
+	}
+}
+
+// TestLoadConfinedToLibRoot: neither @lib//../x nor a relative load from a
+// file inside a --lib root may leave that root.
+func TestLoadConfinedToLibRoot(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"lib/ok.star":      "ok = 1\n",
+		"lib/escape.star":  `load("../outside.star", "x")` + "\nescape = 1\n",
+		"lib/sub/in.star":  `load("../ok.star", "ok")` + "\nin_ = ok\n",
+		"outside.star":     "x = 1\n",
+		"main_ok.star":     `load("@lib//sub/in.star", "in_")` + "\n" + `scenario(name = "s", client = client.noop(), workload = gen.limit(1, {"f": "read"}), checker = check.stats())` + "\n",
+		"main_dotdot.star": `load("@lib//../outside.star", "x")` + "\n",
+		"main_rel.star":    `load("@lib//escape.star", "escape")` + "\n",
+	})
+	libs := map[string]string{"lib": filepath.Join(dir, "lib")}
+	if _, err := Load(context.Background(), filepath.Join(dir, "main_ok.star"), LoadOptions{Libs: libs}); err != nil {
+		t.Fatalf("a load inside the root failed: %v", err)
+	}
+	for _, main := range []string{"main_dotdot.star", "main_rel.star"} {
+		_, err := Load(context.Background(), filepath.Join(dir, main), LoadOptions{Libs: libs})
+		if err == nil || !strings.Contains(err.Error(), "leaves the library root @lib") {
+			t.Errorf("%s: err = %v, want it to leave the root", main, err)
+		}
 	}
 }

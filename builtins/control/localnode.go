@@ -30,6 +30,11 @@ func NewLocalPool(root string, names []string) (*Pool, *Supervisor, error) {
 	}
 	nodes := make([]Node, 0, len(names))
 	for _, name := range names {
+		if name == "." || name == ".." || strings.Trim(name, ".") == "" {
+			// A local node is a directory named after it: "." or ".."
+			// would be the root itself or outside it.
+			return nil, nil, fmt.Errorf("local node name %q names no directory of its own", name)
+		}
 		if err := checkName(name); err != nil {
 			return nil, nil, fmt.Errorf("local nodes: %w", err)
 		}

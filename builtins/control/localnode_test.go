@@ -107,3 +107,13 @@ func (p *Pool) mustResume(t *testing.T, node string) []string {
 	}
 	return got
 }
+
+// TestLocalPoolRejectsDotNames: a local node is a directory named after
+// it, so "." and ".." (the root itself, or outside it) are refused.
+func TestLocalPoolRejectsDotNames(t *testing.T) {
+	for _, name := range []string{".", "..", "..."} {
+		if _, _, err := NewLocalPool(t.TempDir(), []string{"n1", name}); err == nil || !strings.Contains(err.Error(), "names no directory") {
+			t.Errorf("NewLocalPool(%q) = %v, want it refused", name, err)
+		}
+	}
+}
