@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -282,5 +283,39 @@ scenario(name = "bank", **bank(dsn = DSN, isolation = "read-committed"))
 	}
 	if got := fmt.Sprint(script.Scenarios[1].Checker); !strings.Contains(got, "check.bank(total=100") {
 		t.Errorf("bank recipe checker = %s", got)
+	}
+}
+
+// TestShellQuote: a value with quotes, spaces, $() and newlines stays one
+// word of the command line the db recipes write into run.sh.
+func TestShellQuote(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "argv")
+	src := fmt.Sprintf(`
+load("@stdlib//shell.star", "command")
+line = command(["printf", "%%s\n", "it's", "a b", "$(touch %s/pwned)", "x\ny", "'"])
+`, dir)
+	path := filepath.Join(dir, "q.star")
+	if err := os.WriteFile(path, []byte(src+"scenario(name = \"s\", client = client.noop(), workload = gen.limit(1, {\"f\": \"read\"}), checker = check.stats())\nprint(line)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	if _, err := interp.Load(context.Background(), path, interp.LoadOptions{Print: &printed}); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.TrimSuffix(printed.String(), "\n")
+	cmd := exec.Command("sh", "-c", line+" > "+out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sh -c %s: %v\n%s", line, err, b)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "it's\na b\n$(touch " + dir + "/pwned)\nx\ny\n'\n"; string(got) != want {
+		t.Errorf("words = %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("a quoted $() ran")
 	}
 }
