@@ -44,6 +44,9 @@ func (w *Worker) corruptFile(ctx context.Context, f string, v any) (outcome, err
 	if file == "" {
 		return outcome{value: v}, fmt.Errorf("%s: no file path", f)
 	}
+	if err := checkNoControl("path", file); err != nil {
+		return outcome{value: v}, fmt.Errorf("%s: %w", f, err)
+	}
 	targets, err := w.targets(ctx, f, m["nodes"])
 	if err != nil {
 		return outcome{value: v}, err

@@ -35,8 +35,8 @@ func (w *Worker) fillDisk(ctx context.Context, v any) (outcome, error) {
 	m, _ := v.(map[string]any)
 	file, _ := m["path"].(string)
 	size, _ := m["size"].(string)
-	if !path.IsAbs(file) || path.Clean(file) != file || file == "/" {
-		return outcome{value: v}, fmt.Errorf("fill-disk: path %q must be a clean absolute file path", file)
+	if err := checkFillPath(file); err != nil {
+		return outcome{value: v}, fmt.Errorf("fill-disk: %w", err)
 	}
 	want, err := parseSize(size)
 	if err != nil {
@@ -122,4 +122,23 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q: want a positive number of bytes with an optional K, M or G suffix", s)
 	}
 	return v * mult, nil
+}
+
+// checkFillPath accepts a fill file's path: a clean absolute path to a file,
+// with no control character. Heal reads the node's state file line by line,
+// so a newline in a path could forge a record naming someone else's file.
+func checkFillPath(file string) error {
+	if !path.IsAbs(file) || path.Clean(file) != file || file == "/" {
+		return fmt.Errorf("path %q must be a clean absolute file path", file)
+	}
+	return checkNoControl("path", file)
+}
+
+// checkNoControl refuses a value with a control character (newline, CR,
+// NUL, ...): values reach shell scripts and line-based state on the nodes.
+func checkNoControl(what, v string) error {
+	if i := strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("%s %q has a control character at byte %d", what, v, i)
+	}
+	return nil
 }

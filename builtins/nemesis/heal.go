@@ -22,9 +22,11 @@ const StateFile = "/run/faultline/nemesis.state"
 const QdiscHandle = "fa17:"
 
 // stateLib is shared shell: note KIND VALUE appends a line to the state
-// file; forget KIND VALUE removes it.
+// file (refusing a value with a newline, which would forge a second
+// record); forget KIND VALUE removes it.
 const stateLib = `state=` + StateFile + `
-note() { mkdir -p "${state%/*}" && echo "$1 $2" >>"$state"; }
+note() { case $2 in *"
+"*) echo "refusing a state value with a newline" >&2; return 1;; esac; mkdir -p "${state%/*}" && echo "$1 $2" >>"$state"; }
 forget() { [ -f "$state" ] || return 0; grep -vxF -- "$1 $2" "$state" >"$state.new"; mv "$state.new" "$state"; }
 `
 

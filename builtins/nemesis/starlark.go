@@ -3,7 +3,6 @@ package nemesis
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 	"time"
 
@@ -352,8 +351,8 @@ func fillDiskBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if _, err := parseSize(size); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	if !path.IsAbs(file) || path.Clean(file) != file {
-		return nil, fmt.Errorf("%s: path %q must be a clean absolute file path", b.Name(), file)
+	if err := checkFillPath(file); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return cycle("fill_disk", "fill-disk", "free-disk", map[string]any{"nodes": spec, "path": file, "size": size}, tm)
 }
