@@ -98,12 +98,13 @@ func TestDirSkipsOtherModules(t *testing.T) {
 	}
 }
 
-// TestDirIgnoresSharedBeside: a shared/corpus beside the repository (where the
-// corpus used to live) is never used; without the in-repo copy the test fails.
-func TestDirIgnoresSharedBeside(t *testing.T) {
+// TestDirIgnoresCorpusBeside: a corpus folder beside the repository, in a
+// temporary tree this test builds, is never used; without the in-repo copy
+// the test fails.
+func TestDirIgnoresCorpusBeside(t *testing.T) {
 	top := t.TempDir()
 	repo := filepath.Join(top, "repo")
-	for _, d := range []string{filepath.Join(top, "shared", "corpus", "c"), filepath.Join(repo, "pkg")} {
+	for _, d := range []string{filepath.Join(top, "beside", "corpus", "c"), filepath.Join(repo, "pkg")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
