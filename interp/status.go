@@ -1,12 +1,9 @@
 package interp
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -227,97 +224,12 @@ func (l *loadStatus) note(op history.Op) {
 }
 
 // opensWindow says whether nemesis op f injects a fault (rather than
-// healing one): asked of nemesis.FaultWindows, which owns that table, with
-// f completing on its own.
-func opensWindow(f string) bool {
-	nem := history.Op{Process: history.NemesisProcess, F: f}
-	inv, ok := nem, nem
-	inv.Type, ok.Type = history.Invoke, history.OK
-	return len(nemesis.FaultWindows([]history.Op{inv, ok})) > 0
-}
+// healing one); nemesis owns that table.
+func opensWindow(f string) bool { return nemesis.OpensWindow(f) }
 
 // victimsOf names a fault's victims from the value its completion
 // returned: the nodes it acted on, or a partition's sides.
-func victimsOf(v any) string {
-	// Values come from Starlark or Go; their JSON form is what the
-	// history holds, so read that.
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	var generic any
-	if json.Unmarshal(b, &generic) != nil {
-		return ""
-	}
-	switch v := generic.(type) {
-	case []any:
-		return joinStrings(v)
-	case map[string]any:
-		if nodes, ok := v["nodes"].([]any); ok {
-			return joinStrings(nodes)
-		}
-		if sides := partitionSides(v); sides != "" {
-			return sides
-		}
-	}
-	return ""
-}
-
-// partitionSides renders a grudge (node -> the nodes it no longer hears)
-// as its sides, smallest first: "n3 | n1,n2".
-func partitionSides(grudge map[string]any) string {
-	cut := map[string]map[string]bool{}
-	var nodes []string
-	for n, from := range grudge {
-		list, ok := from.([]any)
-		if !ok {
-			return ""
-		}
-		nodes = append(nodes, n)
-		cut[n] = map[string]bool{}
-		for _, f := range list {
-			s, _ := f.(string)
-			cut[n][s] = true
-		}
-	}
-	sort.Strings(nodes)
-	side := map[string]int{} // node -> index of its side
-	var sides [][]string
-	for _, n := range nodes {
-		joined := -1
-		for i, members := range sides {
-			if !cut[n][members[0]] && !cut[members[0]][n] {
-				joined = i
-				break
-			}
-		}
-		if joined < 0 {
-			joined = len(sides)
-			sides = append(sides, nil)
-		}
-		sides[joined] = append(sides[joined], n)
-		side[n] = joined
-	}
-	if len(sides) < 2 {
-		return ""
-	}
-	slices.SortStableFunc(sides, func(a, b []string) int { return len(a) - len(b) })
-	out := make([]string, len(sides))
-	for i, s := range sides {
-		out[i] = strings.Join(s, ",")
-	}
-	return strings.Join(out, " | ")
-}
-
-func joinStrings(vs []any) string {
-	var out []string
-	for _, v := range vs {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return strings.Join(out, ",")
-}
+func victimsOf(v any) string { return nemesis.Victims(v) }
 
 // terminalWidth is w's width in columns, or 0 when w is not a terminal.
 func terminalWidth(w io.Writer) int {

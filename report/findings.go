@@ -65,8 +65,8 @@ func RenderFindings(f *Findings) string {
 	b.WriteString("## Scenario results\n\n| ID | Scenario | Verdict | Oracle | Oracle execution evidence | Nemesis landing evidence | Artifact link |\n|---|---|---|---|---|---|---|\n")
 	for _, u := range f.Units {
 		name, oracle := f.unitText(u.ID)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cell(u.ID), cell(name), u.Decision.Verdict,
-			cell(oracle), cell(u.Decision.Oracle), cell(u.Decision.Landing), link(u.Artifact))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", Cell(u.ID), Cell(name), u.Decision.Verdict,
+			Cell(oracle), Cell(u.Decision.Oracle), Cell(u.Decision.Landing), link(u.Artifact))
 	}
 	for _, u := range f.Units {
 		if u.Plot != "" {
@@ -185,14 +185,14 @@ func (f *Findings) surfaces(b *strings.Builder) {
 			if !executed {
 				missing = append(missing, fmt.Sprintf("%s (%s)", a.ID, a.Surface))
 			}
-			fmt.Fprintf(b, "| %s | %s | yes | %s | %s | |\n", a.ID, cell(a.Surface), yesNo(executed), f.verdictOf(a.ID))
+			fmt.Fprintf(b, "| %s | %s | yes | %s | %s | |\n", a.ID, Cell(a.Surface), yesNo(executed), f.verdictOf(a.ID))
 		}
 		agg := f.unit(s.ID)
 		reason := ""
 		if agg != nil {
 			reason = agg.Downgrade
 		}
-		fmt.Fprintf(b, "| %s (aggregate) | all | yes | %s | %s | %s |\n", s.ID, yesNo(agg != nil && agg.Executed), f.verdictOf(s.ID), cell(reason))
+		fmt.Fprintf(b, "| %s (aggregate) | all | yes | %s | %s | %s |\n", s.ID, yesNo(agg != nil && agg.Executed), f.verdictOf(s.ID), Cell(reason))
 	}
 	if len(missing) == 0 {
 		b.WriteString("\nAll planned surfaces were executed.\n")
@@ -219,7 +219,7 @@ func (f *Findings) disclosures(b *strings.Builder) {
 	var rows []string
 	for _, s := range f.Plan.Scenarios {
 		if r := s.Budgets.Release; r != nil && r.NotProvided != nil {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", s.ID, cell(r.NotProvided.Reason), cell(r.NotProvided.RevisitWhen)))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s |", s.ID, Cell(r.NotProvided.Reason), Cell(r.NotProvided.RevisitWhen)))
 		}
 	}
 	if len(rows) == 0 {
@@ -252,7 +252,7 @@ func (f *Findings) adequacy(b *strings.Builder) {
 		if !adequate {
 			verdictText = "weaker than argued: a scenario it relies on did not reach a definite verdict"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(row.ClaimText), cell(row.Why), cell(strings.Join(ran, "; ")), verdictText)
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", Cell(row.ClaimText), Cell(row.Why), Cell(strings.Join(ran, "; ")), verdictText)
 	}
 }
 

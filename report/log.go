@@ -69,11 +69,11 @@ func (s *Session) writeLog(h Header, timeline []TimelineRow, rows []ScenarioRow)
 	}
 	b.WriteString("## Scenario timeline\n\n| Time (UTC) | Scenario | Event | Notes |\n|---|---|---|---|\n")
 	for _, r := range timeline {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Time.Format("15:04:05.000"), cell(r.Scenario), cell(r.Event), cell(r.Notes))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Time.Format("15:04:05.000"), Cell(r.Scenario), Cell(r.Event), Cell(r.Notes))
 	}
 	b.WriteString("\n## Scenario verdicts\n\n| Scenario / arm | Budget tier met | Verdict | Notes |\n|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(r.Scenario), cell(r.TierMet), cell(r.Verdict), cell(r.Notes))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", Cell(r.Scenario), Cell(r.TierMet), Cell(r.Verdict), Cell(r.Notes))
 	}
 	if len(rows) == 0 {
 		b.WriteString("| (running) | | | |\n")
@@ -89,7 +89,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-// cell escapes text for a Markdown table cell.
-func cell(s string) string {
+// Cell escapes text for a Markdown table cell.
+func Cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }

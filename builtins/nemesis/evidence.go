@@ -376,6 +376,13 @@ func count(v any) (int64, bool) {
 	return 0, false
 }
 
+// OpensWindow reports whether nemesis op f injects a fault that a later op
+// (or the final heal) ends: the faults FaultWindows opens windows for.
+func OpensWindow(f string) bool {
+	_, ok := stopOf[f]
+	return ok
+}
+
 // inWindow reports whether time t falls in any of the windows.
 func inWindow(ws []Window, t int64) bool {
 	for _, w := range ws {

@@ -1,6 +1,7 @@
 package nemesis
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -242,31 +243,18 @@ const (
 // that is not transitive (a bridge node, a ring of majorities). "" when v is
 // no grudge.
 func PartitionShape(v any, cluster []string) string {
-	m, ok := v.(map[string]any)
-	if !ok || len(m) == 0 {
+	g, ok := grudgeValue(v)
+	if !ok {
 		return ""
 	}
-	g := Grudge{}
 	nodes := map[string]bool{}
 	for _, n := range cluster {
 		nodes[n] = true
 	}
-	for node, ps := range m {
+	for node, peers := range g {
 		nodes[node] = true
-		list, _ := ps.([]any)
-		for _, p := range list {
-			s, ok := p.(string)
-			if !ok {
-				return ""
-			}
-			g[node] = append(g[node], s)
-			nodes[s] = true
-		}
-		if ss, ok := ps.([]string); ok {
-			g[node] = append(g[node], ss...)
-			for _, s := range ss {
-				nodes[s] = true
-			}
+		for _, p := range peers {
+			nodes[p] = true
 		}
 	}
 	for a := range nodes {
@@ -288,4 +276,105 @@ func PartitionShape(v any, cluster []string) string {
 		}
 	}
 	return ShapeSymmetric
+}
+
+// grudgeValue reads a grudge as the history holds it ({node: [peers]},
+// peers as []any after JSON or []string from Go); ok is false for anything
+// else, and for an empty grudge.
+func grudgeValue(v any) (Grudge, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil, false
+	}
+	g := Grudge{}
+	for node, ps := range m {
+		switch list := ps.(type) {
+		case []string:
+			g[node] = append(g[node], list...)
+		case []any:
+			for _, p := range list {
+				s, ok := p.(string)
+				if !ok {
+					return nil, false
+				}
+				g[node] = append(g[node], s)
+			}
+		default:
+			return nil, false
+		}
+	}
+	return g, true
+}
+
+// Victims names a fault's victims from the value its completion returned,
+// for a person watching the run: the nodes it acted on ("n1,n2"), or a
+// partition's sides, smallest first ("n3 | n1,n2"); "" when the value
+// names none.
+func Victims(v any) string {
+	// Values come from Starlark or Go; their JSON form is what the history
+	// holds, so read that.
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var generic any
+	if json.Unmarshal(b, &generic) != nil {
+		return ""
+	}
+	switch v := generic.(type) {
+	case []any:
+		return joinStrings(v)
+	case map[string]any:
+		if nodes, ok := v["nodes"].([]any); ok {
+			return joinStrings(nodes)
+		}
+		if g, ok := grudgeValue(v); ok {
+			return g.sides()
+		}
+	}
+	return ""
+}
+
+// sides renders the grudge's components, nodes that still hear each other
+// both ways grouped, smallest first: "n3 | n1,n2"; "" when nothing is cut.
+func (g Grudge) sides() string {
+	var nodes []string
+	for n := range g {
+		nodes = append(nodes, n)
+	}
+	slices.Sort(nodes)
+	var sides [][]string
+	for _, n := range nodes {
+		joined := -1
+		for i, members := range sides {
+			if g.Reachable(n, members[0]) {
+				joined = i
+				break
+			}
+		}
+		if joined < 0 {
+			joined = len(sides)
+			sides = append(sides, nil)
+		}
+		sides[joined] = append(sides[joined], n)
+	}
+	if len(sides) < 2 {
+		return ""
+	}
+	slices.SortStableFunc(sides, func(a, b []string) int { return len(a) - len(b) })
+	out := make([]string, len(sides))
+	for i, s := range sides {
+		out[i] = strings.Join(s, ",")
+	}
+	return strings.Join(out, " | ")
+}
+
+func joinStrings(vs []any) string {
+	var out []string
+	for _, v := range vs {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, ",")
 }

@@ -41,12 +41,7 @@ Exit codes: 0 compiled, 3 the plan does not lint or a field could not be
 mapped (the message names file:line), 64 usage error.`,
 		Example: `  faultline compile examples/plans/demo.md --out /tmp/demo --suite examples/demo/faultline.star
   faultline compile plan.md --tier smoke`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("compile: want exactly one PLAN.md")
-			}
-			return nil
-		},
+		Args: exactlyOne("compile", "PLAN.md"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := plans.CompileOptions{Tier: verdict.Tier(tier)}
 			if tier != "" && tier != string(verdict.TierSmoke) && tier != string(verdict.TierHardening) && tier != string(verdict.TierRelease) {

@@ -114,13 +114,15 @@ func evidenceOf(spec unitSpec, r *interp.Result, nodes int) verdict.Evidence {
 	}
 	e.Oracle.Misfit = misfitViolation(spec.Model, r.Check)
 	e.Load.NeverOK = neverOK(r.Check)
-	e.Controls = controlsOf(r.Check)
+	if p, n, ok := check.Controls(r.Check); ok {
+		e.Controls = verdict.Controls{Positive: p, Negative: n}
+	}
 	clock := "Go's monotonic clock"
 	if r.Virtual {
 		clock = "the simulated clock of the run"
 	}
 	complete := verdict.Yes("the journal closed cleanly with every op of the run")
-	if r.Summary.Cancelled {
+	if r.Interrupted {
 		complete = verdict.No("the run was interrupted: the journal holds only what was recorded before")
 	}
 	e.History = verdict.HistoryQuality{
@@ -207,46 +209,23 @@ func neverOK(r check.Result) []string {
 	return out
 }
 
-// controlsOf counts the boundary oracle's positive and negative controls
-// that fired, from its result details.
-func controlsOf(r check.Result) verdict.Controls {
-	var c verdict.Controls
-	for _, l := range leaves(r) {
-		if n, ok := l.Details["positive_controls"].(int); ok {
-			c.Positive += n
-		}
-		if n, ok := l.Details["negative_controls"].(int); ok {
-			c.Negative += n
-		}
-	}
-	return c
-}
-
 // oracleCounts reads what the history checker consumed and what it rightly
 // set aside (failed ops, reads of unknown outcome), so the audit can match
 // them against the ops issued. Without a history checker it is the oracle's
 // own count with nothing set aside.
 func oracleCounts(res check.Result) (consumed, dropped int64, keys int) {
-	var hist *check.Result
-	var walk func(r *check.Result)
-	walk = func(r *check.Result) {
-		if r.Checker == "linearizable" && hist == nil {
-			hist = r
+	for _, l := range leaves(res) {
+		if l.Checker != "linearizable" {
+			continue
 		}
-		for i := range r.Children {
-			walk(&r.Children[i])
+		for _, k := range []string{"failed_ops_dropped", "unknown_reads_dropped"} {
+			if n, ok := l.Details[k].(int); ok {
+				dropped += int64(n)
+			}
 		}
+		return int64(l.Consumed.Ops), dropped, l.Consumed.Keys
 	}
-	walk(&res)
-	if hist == nil {
-		return int64(res.Consumed.Ops), 0, res.Consumed.Keys
-	}
-	for _, k := range []string{"failed_ops_dropped", "unknown_reads_dropped"} {
-		if n, ok := hist.Details[k].(int); ok {
-			dropped += int64(n)
-		}
-	}
-	return int64(hist.Consumed.Ops), dropped, hist.Consumed.Keys
+	return int64(res.Consumed.Ops), 0, res.Consumed.Keys
 }
 
 // historyCheckers are the checkers the §4.1 picker names for each model of

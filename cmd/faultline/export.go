@@ -52,12 +52,7 @@ names file:line) or the output cannot be written, 64 usage error.`,
   faultline export test-sessions/register/20261130T081727Z --scenario S1 > history.edn
   faultline export artifacts/S1 --out history.edn
   # then, in Clojure: (map clojure.edn/read-string (line-seq (clojure.java.io/reader "history.edn")))`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("export: want exactly one HISTORY file or directory (see 'faultline export --help')")
-			}
-			return nil
-		},
+		Args: exactlyOne("export", "HISTORY file or directory"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runExport(cmd, f, args[0]) },
 	}
 	fl := cmd.Flags()

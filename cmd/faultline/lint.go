@@ -42,12 +42,7 @@ message names file:line), 64 usage error.`,
   faultline lint plan.md --suite ../suite/faultline.star
   faultline lint examples/scenarios/register.star
   faultline lint my.star --lib mylib=./lib --tier release`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("lint: want exactly one PLAN.md or SCENARIO.star (see 'faultline lint --help')")
-			}
-			return nil
-		},
+		Args: exactlyOne("lint", "PLAN.md or SCENARIO.star"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.HasSuffix(strings.ToLower(args[0]), ".md") {
 				return lintPlan(cmd.OutOrStdout(), args[0], suite)

@@ -130,12 +130,7 @@ Exit codes: 0 everything needed is present, 2 something needed is missing
 not lint, 64 usage error.`,
 		Example: `  faultline probe examples/plans/demo.md --local
   faultline probe plan.md --assume iptables=present --skip tc-netem`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("probe: want exactly one PLAN.md")
-			}
-			return nil
-		},
+		Args: exactlyOne("probe", "PLAN.md"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, ds, err := plans.Load(args[0])
 			if err != nil {

@@ -58,12 +58,7 @@ recorded schedule, or the scenario did not fail), 64 usage error (several
 failed scenarios and no --scenario).`,
 		Example: `  faultline reduce test-sessions/demo-store/20261130T081727Z --scenario S1
   faultline reduce SESSION --scenario S1 --max-runs 20 --runs 3`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("reduce: want exactly one SESSION_DIR (see 'faultline reduce --help')")
-			}
-			return nil
-		},
+		Args: exactlyOne("reduce", "SESSION_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return reduceSession(cmd, f, args[0], maxRuns, runs)
 		},

@@ -58,12 +58,7 @@ Exit codes: 0 the replay found no anomaly, 1 it found one, 2 its check could
 not decide, 3 the session cannot be replayed, 64 usage error.`,
 		Example: `  faultline replay test-sessions/demo-store/20261130T081727Z
   faultline replay SESSION --scenario S1 --nodes-file /var/lib/faultline/cluster/nodes --ssh-key ...`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("replay: want exactly one SESSION_DIR (see 'faultline replay --help')")
-			}
-			return nil
-		},
+		Args: exactlyOne("replay", "SESSION_DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error { return replaySession(cmd, f, args[0]) },
 	}
 	fl := cmd.Flags()

@@ -144,3 +144,14 @@ func registerModelCompletion(cmd *cobra.Command) {
 		return allModels(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
+
+// exactlyOne is the Args check of a command that takes one operand: any
+// other count is a usage error (exit 64) that names what it wants.
+func exactlyOne(cmd, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usageErr("%s: want exactly one %s (see 'faultline %s --help')", cmd, what, cmd)
+		}
+		return nil
+	}
+}

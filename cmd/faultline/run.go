@@ -82,12 +82,7 @@ Exit codes: 0 valid (a plan: DONE), 1 anomaly found (FAIL), 2 unknown
   faultline run examples/scenarios/register.star
   faultline run examples/scenarios/stale-register.star --seed 42
   faultline run my.star --scenario fast_path --tier hardening --lib mylib=./lib`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageErr("run: want exactly one PLAN.md or SCENARIO.star (see 'faultline run --help')")
-			}
-			return nil
-		},
+		Args: exactlyOne("run", "PLAN.md or SCENARIO.star"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := output(); err != nil {
 				return err

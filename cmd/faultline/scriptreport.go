@@ -132,9 +132,10 @@ func renderScriptReport(dir, script string, f runFlags, outcomes []scenarioOutco
 	if len(outcomes) == 0 {
 		b.WriteString("No scenario ran.\n")
 	}
-	b.WriteString("| Scenario | Ops | ok | fail | info | Result | Summary |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Scenario | Ops | ok | fail | info | Checker | Verdict | Summary |\n|---|---|---|---|---|---|---|---|\n")
 	for _, o := range outcomes {
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s |\n", o.Scenario, o.Invoked, o.OK, o.Fail, o.Info, o.Result, tableCell(o.Summary))
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s | %s | %s |\n", o.Scenario, o.Invoked, o.OK, o.Fail, o.Info, o.Result,
+			orDash(string(o.Decision.Verdict)), report.Cell(o.Summary))
 	}
 	for _, o := range outcomes {
 		fmt.Fprintf(&b, "\n## %s: %s\n\n%s\n\n", o.Scenario, o.Result, o.Summary)
@@ -163,9 +164,12 @@ func renderScriptReport(dir, script string, f runFlags, outcomes []scenarioOutco
 	return b.String()
 }
 
-// tableCell keeps a summary on one Markdown table row.
-func tableCell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", `\|`)
+// orDash is s, or "—" when there is nothing to show.
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }
 
 // copyNodeLogs copies src/<node>/... to dst/<node>/... and returns the

@@ -45,52 +45,57 @@ func microOp(x any) (f string, k, val any, ok bool) {
 // splitAppends reads the list-append transactions of v; nil when no txn appends.
 func splitAppends(v *view) *appends {
 	a := &appends{byKey: map[string][]int{}, appender: map[string]map[string]call{}, longest: map[string]int{}, values: newPhantoms()}
-	for _, c := range v.calls {
-		inv := &v.h[c.inv]
-		if inv.F != "txn" {
-			continue
-		}
-		src := inv.Value
-		if v.ok(c) {
-			src = v.h[c.comp].Value
-		}
-		mops, _ := src.([]any)
-		for i, m := range mops {
-			f, k, x, ok := microOp(m)
-			if !ok {
-				continue
+	eachMicroOp(v, func(c call, i int, f string, k, x any) {
+		key := valueKey(k)
+		switch f {
+		case "append":
+			a.values.see(x)
+			if a.appender[key] == nil {
+				a.appender[key] = map[string]call{}
 			}
-			key := valueKey(k)
-			switch f {
-			case "append":
-				a.values.see(x)
-				if a.appender[key] == nil {
-					a.appender[key] = map[string]call{}
-				}
-				a.appender[key][valueKey(x)] = c
-			case "r", "read":
-				list, isList := x.([]any)
-				if !v.ok(c) || !isList && x != nil {
-					continue
-				}
-				a.values.see(list)
-				a.byKey[key] = append(a.byKey[key], len(a.reads))
-				if j, seen := a.longest[key]; !seen || len(list) > len(a.reads[j].list) {
-					a.longest[key] = len(a.reads)
-				}
-				a.reads = append(a.reads, laRead{call: c, mop: i, key: key, list: list})
+			a.appender[key][valueKey(x)] = c
+		case "r", "read":
+			list, isList := x.([]any)
+			if !v.ok(c) || !isList && x != nil {
+				return
 			}
+			a.values.see(list)
+			a.byKey[key] = append(a.byKey[key], len(a.reads))
+			if j, seen := a.longest[key]; !seen || len(list) > len(a.reads[j].list) {
+				a.longest[key] = len(a.reads)
+			}
+			a.reads = append(a.reads, laRead{call: c, mop: i, key: key, list: list})
 		}
-	}
+	})
 	if len(a.appender) == 0 {
 		return nil
 	}
 	return a
 }
 
-// editRead records in edits that read r now returns list, copying the
+// eachMicroOp calls fn with every micro-op [f k x] of v's txn calls, read
+// from the completion of an ok call and from the invocation otherwise.
+func eachMicroOp(v *view, fn func(c call, i int, f string, k, x any)) {
+	for _, c := range v.calls {
+		if v.h[c.inv].F != "txn" {
+			continue
+		}
+		src := v.h[c.inv].Value
+		if v.ok(c) {
+			src = v.h[c.comp].Value
+		}
+		mops, _ := src.([]any)
+		for i, m := range mops {
+			if f, k, x, ok := microOp(m); ok {
+				fn(c, i, f, k, x)
+			}
+		}
+	}
+}
+
+// editRead records in edits that read r now returns value, copying the
 // completion's value (and any earlier edit of it) rather than sharing it.
-func editRead(v *view, edits map[int]history.Op, r laRead, list []any) {
+func editRead(v *view, edits map[int]history.Op, r laRead, value any) {
 	op, seen := edits[r.comp]
 	if !seen {
 		op = v.h[r.comp]
@@ -98,7 +103,7 @@ func editRead(v *view, edits map[int]history.Op, r laRead, list []any) {
 	}
 	mops := op.Value.([]any)
 	m := slices.Clone(mops[r.mop].([]any))
-	m[2] = list
+	m[2] = value
 	mops[r.mop] = m
 	edits[r.comp] = op
 }
@@ -271,32 +276,18 @@ func rwRegisterMutants(v *view, rng *rand.Rand, limit int) ([]Mutant, string) {
 	ph := newPhantoms()
 	written := map[string]bool{}
 	var reads []laRead
-	for _, c := range v.calls {
-		if v.h[c.inv].F != "txn" {
-			continue
-		}
-		src := v.h[c.inv].Value
-		if v.ok(c) {
-			src = v.h[c.comp].Value
-		}
-		mops, _ := src.([]any)
-		for i, m := range mops {
-			f, k, x, ok := microOp(m)
-			if !ok {
-				continue
-			}
-			switch f {
-			case "w", "write":
-				ph.see(x)
-				written[valueKey(k)] = true
-			case "r", "read":
-				ph.see(x)
-				if _, list := x.([]any); v.ok(c) && !list {
-					reads = append(reads, laRead{call: c, mop: i, key: valueKey(k)})
-				}
+	eachMicroOp(v, func(c call, i int, f string, k, x any) {
+		switch f {
+		case "w", "write":
+			ph.see(x)
+			written[valueKey(k)] = true
+		case "r", "read":
+			ph.see(x)
+			if _, list := x.([]any); v.ok(c) && !list {
+				reads = append(reads, laRead{call: c, mop: i, key: valueKey(k)})
 			}
 		}
-	}
+	})
 	if len(written) == 0 {
 		return nil, ""
 	}
@@ -310,12 +301,10 @@ func rwRegisterMutants(v *view, rng *rand.Rand, limit int) ([]Mutant, string) {
 		if !ok {
 			break
 		}
-		op := v.h[r.comp]
-		op.Value = slices.Clone(op.Value.([]any))
-		m := slices.Clone(op.Value.([]any)[r.mop].([]any))
-		m[2] = x
-		op.Value.([]any)[r.mop] = m
-		ms = append(ms, v.mutant(PhantomRead, false, map[int]history.Op{r.comp: op},
+		edits := map[int]history.Op{}
+		editRead(v, edits, r, x)
+		op := edits[r.comp]
+		ms = append(ms, v.mutant(PhantomRead, false, edits,
 			"op %d (process %d) reads key %s as %s, which no transaction wrote", op.Index, op.Process, r.key, history.FormatEDN(x)))
 	}
 	return byPos(ms), ""
