@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/plans"
 )
 
 // historyFile is the name of the history a run records in each artifact
@@ -145,7 +146,7 @@ func exportInput(arg, scenario string) (string, error) {
 	switch {
 	case scenario != "":
 		// Artifact directories are named by scenario ID with '/' made '_'.
-		for _, id := range []string{scenario, strings.ReplaceAll(scenario, "/", "_")} {
+		for _, id := range []string{scenario, plans.ScenarioName(scenario)} {
 			if slices.Contains(ids, id) {
 				return filepath.Join(artifacts, id, historyFile), nil
 			}

@@ -176,7 +176,7 @@ func rerun(ctx context.Context, sc *interp.Scenario, f runFlags, sess *report.Se
 		fmt.Fprintf(stderr, "faultline: %s: re-run from the seed alone: %v\n", id, err)
 	}
 	for i := 1; i <= f.reruns && ctx.Err() == nil; i++ {
-		name := fmt.Sprintf("%s-rerun%d", strings.ReplaceAll(id, "/", "_"), i)
+		name := fmt.Sprintf("%s-rerun%d", plans.ScenarioName(id), i)
 		o := interp.RunOptions{Tier: f.tier, Seed: f.seed, Dir: sess.ArtifactDir(name),
 			Realtime: f.realtime, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: file, Suite: f.suite}
 		if sc.Client.Simulated() && !f.realtime {
@@ -325,13 +325,15 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 		Session: sv, Headline: headline, Units: rows, Confidence: confidence(sv), ConfidenceWhy: headline}
 	for _, u := range units {
 		if u.decision.Verdict.IsFail() && u.result != nil {
+			// The run that failed may be a later seed's: cite its artifacts.
+			art := artifactName(u.compiled.ID, u.result.Seed, f.seed)
 			fd.Findings = append(fd.Findings, report.Finding{
 				Title: violation(u.result.Check).Summary, Scenario: u.compiled.ID, Hypothesis: closes(p, u.compiled.ID), WhatHappened: violation(u.result.Check).Explanation,
 				Reproducer: fmt.Sprintf("%s --scenario %s (the recorded schedule); from the seed alone: %s",
-					replayCommand(sess.Dir, f.libs, f.nodes), strings.ReplaceAll(u.compiled.ID, "/", "_"), planReproduce(path, u.compiled.ID, f)),
-				Reduction:      fmt.Sprintf("not reduced in this session; faultline reduce %s --scenario %s shrinks the history and the schedule", sess.Dir, strings.ReplaceAll(u.compiled.ID, "/", "_")),
+					replayCommand(sess.Dir, f.libs, f.nodes), art, planReproduce(path, u.compiled.ID, u.result.Seed, f)),
+				Reduction:      fmt.Sprintf("not reduced in this session; faultline reduce %s --scenario %s shrinks the history and the schedule", sess.Dir, art),
 				Classification: string(u.decision.Verdict),
-				Evidence:       filepath.Join("artifacts", strings.ReplaceAll(u.compiled.ID, "/", "_"), "checker.txt"),
+				Evidence:       filepath.Join("artifacts", art, "checker.txt"),
 			})
 		}
 	}
@@ -378,7 +380,7 @@ func writeJUnit(path, suite string, rows []report.Unit, elapsed time.Duration) e
 
 // writeUnitFile writes findings/<ID>.md for one scenario or arm.
 func writeUnitFile(sess *report.Session, row report.Unit) error {
-	name := filepath.Join(sess.Dir, "findings", strings.ReplaceAll(row.ID, "/", "_")+".md")
+	name := filepath.Join(sess.Dir, "findings", plans.ScenarioName(row.ID)+".md")
 	return os.WriteFile(name, []byte(report.RenderUnit(row)), 0o644)
 }
 
@@ -387,7 +389,7 @@ func unitRow(units []*planUnit, d verdict.Decision, agg bool) report.Unit {
 	for _, u := range units {
 		if u.compiled.ID == d.Scenario && u.executed {
 			row.Executed = true
-			row.Artifact = filepath.Join("artifacts", strings.ReplaceAll(d.Scenario, "/", "_")) + "/"
+			row.Artifact = filepath.Join("artifacts", plans.ScenarioName(d.Scenario)) + "/"
 			if u.result != nil && len(u.result.Ops) > 0 {
 				row.Plot = row.Artifact + "plot.svg"
 			}

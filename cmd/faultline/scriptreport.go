@@ -17,27 +17,27 @@ import (
 // --local with the same node names), and --realtime when the run was in
 // real time (whether --realtime asked for it or the client needed it).
 func reproduceCommand(script, scenario string, f runFlags, realtime bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "faultline run %s --scenario %s --seed %d --tier %s", shellQuote(script), shellQuote(scenario), f.seed, f.tier)
-	b.WriteString(libFlags(f.libs))
-	b.WriteString(nodesFlag(f.nodes))
-	if realtime {
-		b.WriteString(" --realtime")
-	}
-	return b.String()
+	return runCommand(script, scenario, "", f, realtime)
 }
 
 // planReproduce is the command that runs one scenario of a plan again from
-// its seed: the suite the run used, its load roots, nodes and clock.
-func planReproduce(plan, scenario string, f runFlags) string {
+// seed, the seed of the run that failed: the suite the run used, its load
+// roots, nodes and clock.
+func planReproduce(plan, scenario string, seed uint64, f runFlags) string {
+	f.seed = seed
+	return runCommand(plan, scenario, f.suite, f, f.realtime)
+}
+
+// runCommand is "faultline run TARGET" with what repeats a run of scenario.
+func runCommand(target, scenario, suite string, f runFlags, realtime bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "faultline run %s --scenario %s --seed %d --tier %s", shellQuote(plan), shellQuote(scenario), f.seed, f.tier)
-	if f.suite != "" {
-		b.WriteString(" --suite " + shellQuote(f.suite))
+	fmt.Fprintf(&b, "faultline run %s --scenario %s --seed %d --tier %s", shellQuote(target), shellQuote(scenario), f.seed, f.tier)
+	if suite != "" {
+		b.WriteString(" --suite " + shellQuote(suite))
 	}
 	b.WriteString(libFlags(f.libs))
 	b.WriteString(nodesFlag(f.nodes))
-	if f.realtime {
+	if realtime {
 		b.WriteString(" --realtime")
 	}
 	return b.String()

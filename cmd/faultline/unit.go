@@ -6,11 +6,11 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/faultline/faultline/builtins/check"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/verdict"
 )
@@ -26,9 +26,15 @@ type unitRun struct {
 	status io.Writer
 }
 
-// artifact is the unit's artifact directory name: the ID with an arm's "/"
-// made safe.
-func (u *unitRun) artifact() string { return strings.ReplaceAll(u.spec.ID, "/", "_") }
+// artifactName is the artifact directory of unit id's run with seed, in a
+// session whose first seed is first: the ID with an arm's "/" made safe,
+// and "-seed<N>" for every seed run after the first.
+func artifactName(id string, seed, first uint64) string {
+	if seed == first {
+		return plans.ScenarioName(id)
+	}
+	return fmt.Sprintf("%s-seed%d", plans.ScenarioName(id), seed)
+}
 
 // unitOutcome is what running a unit produced: its decision, the run the
 // report shows (the first violating one, else the first), and whether
@@ -67,10 +73,7 @@ func runUnit(ctx context.Context, u unitRun, f runFlags, sess *report.Session, h
 		}
 		sf := f
 		sf.seed = f.seed + uint64(i)
-		name := u.artifact()
-		if i > 0 {
-			name = fmt.Sprintf("%s-seed%d", u.artifact(), sf.seed)
-		}
+		name := artifactName(id, sf.seed, f.seed)
 		dir := sess.ArtifactDir(name)
 		_ = sess.Event(id, "start", fmt.Sprintf("tier %s, seed %d (%d of %d)", f.tier, sf.seed, i+1, n), header)
 		if st := interp.StatusOf(u.status); st != nil {

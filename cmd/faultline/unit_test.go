@@ -111,3 +111,26 @@ func TestScriptOracleFits(t *testing.T) {
 		t.Errorf("linearizable beside stats fits: %+v", f)
 	}
 }
+
+// TestArtifactName: the first seed's run keeps the unit's own directory;
+// later seeds get theirs, and a failing later seed's reproducer names its
+// own seed.
+func TestArtifactName(t *testing.T) {
+	for _, tt := range []struct {
+		id          string
+		seed, first uint64
+		want        string
+	}{
+		{"S1", 42, 42, "S1"},
+		{"S5/api", 42, 42, "S5_api"},
+		{"S5/api", 44, 42, "S5_api-seed44"},
+	} {
+		if got := artifactName(tt.id, tt.seed, tt.first); got != tt.want {
+			t.Errorf("artifactName(%q, %d, %d) = %q, want %q", tt.id, tt.seed, tt.first, got, tt.want)
+		}
+	}
+	f := runFlags{seed: 42, tier: "hardening"}
+	if got := planReproduce("p.md", "S1", 43, f); !strings.Contains(got, "--seed 43 ") {
+		t.Errorf("planReproduce = %q, want the failing seed 43", got)
+	}
+}
