@@ -3,8 +3,10 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,11 +108,21 @@ func (s *Session) Event(scenario, event, notes string, header Header) error {
 // WriteJSON writes v as indented JSON to name inside the session directory,
 // atomically (a temporary file renamed into place).
 func (s *Session) WriteJSON(name string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := EncodeJSON(&b, v); err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	return writeAtomic(filepath.Join(s.Dir, name), append(data, '\n'))
+	return writeAtomic(filepath.Join(s.Dir, name), b.Bytes())
+}
+
+// EncodeJSON writes v as one indented JSON document ending in a newline,
+// as the session files and `-o json` print it: "<" and ">" stay
+// themselves, since a person reads these, not an HTML page.
+func EncodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -198,9 +197,7 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	code := checkExitCode(outcomes)
 	if f.json {
 		doc := map[string]any{"valid": overall(code), "exit_code": code, "model": f.model, "files": outcomes}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := printJSON(out, doc); err != nil {
 			return err
 		}
 	} else if len(files) > 1 {

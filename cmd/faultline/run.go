@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,7 +101,7 @@ Exit codes: 0 valid (a plan: DONE), 1 anomaly found (FAIL), 2 unknown
 	fl.DurationVar(&f.checkTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
 	fl.StringVar(&f.suite, "suite", "", "for a plan: the suite file defining nodes, db and client (default: the plan's Suite: header, else faultline.star beside the plan)")
 	fl.BoolVar(&f.author, "author", false, "for a plan: also write each compiled scenario to its Target test file (never over a hand-written file; never commits)")
-	fl.StringVar(&f.junit, "junit", "", "for a plan: also write the verdicts as JUnit XML to FILE")
+	fl.StringVar(&f.junit, "junit", "", "also write the verdicts as JUnit XML to FILE (one test case per scenario or arm)")
 	fl.BoolVar(&f.yes, "yes", false, "for a plan: ask no questions; verify capabilities by probing only")
 	fl.StringArrayVar(&f.skip, "skip", nil, "for a plan: a capability or scenario id to skip (repeatable)")
 	fl.StringArrayVar(&f.assume, "assume", nil, "for a plan: CAPABILITY=present|absent, trusted without probing (repeatable)")
@@ -203,6 +202,7 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 	// (§2.5) gives the exit code.
 	rows := make([]report.ScenarioRow, len(outcomes))
 	scenarios := make([]verdict.ScenarioResult, len(outcomes))
+	units := make([]report.Unit, 0, len(outcomes))
 	for i, o := range outcomes {
 		rows[i] = report.ScenarioRow{Scenario: o.Scenario, TierMet: string(o.Decision.TierMet), Verdict: string(o.Decision.Verdict), Notes: firstReason(o.Decision)}
 		scenarios[i] = verdict.ScenarioResult{Decision: o.Decision}
@@ -216,13 +216,20 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 		if err := writeUnitFile(sess, unit); err != nil {
 			return err
 		}
+		units = append(units, unit)
 	}
 	sv, headline := verdict.Session(verdict.SessionEvidence{Scenarios: scenarios})
 	code := sv.ExitCode()
-	results := map[string]any{"script": path, "seed": f.seed, "tier": f.tier, "session_dir": sess.Dir,
-		"session_verdict": sv, "headline": headline, "result": overall(runExitCode(outcomes)), "exit_code": code, "scenarios": outcomes}
+	results := report.Results{SchemaVersion: report.ResultsSchemaVersion, Kind: report.KindScript, Script: path,
+		Seed: f.seed, Tier: f.tier, SessionDir: sess.Dir, SessionVerdict: sv, Headline: headline,
+		Result: overall(runExitCode(outcomes)), ExitCode: code, Units: report.UnitResults(units), Scenarios: outcomes}
 	if err := sess.WriteJSON("results.json", results); err != nil {
 		return err
+	}
+	if f.junit != "" {
+		if err := writeJUnit(f.junit, report.Slug(path), units, time.Since(sess.Started)); err != nil {
+			return err
+		}
 	}
 	if err := writeScriptReport(sess, f, path, outcomes, code); err != nil {
 		return err
@@ -233,9 +240,7 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 
 	out := cmd.OutOrStdout()
 	if f.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
+		if err := printJSON(out, results); err != nil {
 			return err
 		}
 	} else {
@@ -376,6 +381,14 @@ func randomSeed() uint64 {
 	}
 	// Keep seeds short enough to type.
 	return binary.LittleEndian.Uint64(b[:]) % 1_000_000_000
+}
+
+// printJSON prints v as one indented JSON document: all -o json prints.
+func printJSON(w io.Writer, v any) error {
+	if err := report.EncodeJSON(w, v); err != nil {
+		return fmt.Errorf("print json: %w", err)
+	}
+	return nil
 }
 
 func isTerminal(w io.Writer) bool {

@@ -135,10 +135,17 @@ func runPlan(ctx context.Context, cmd interface {
 	status.Close() // the summary goes to the same terminal
 	results := aggregate(p, units)
 	sv, headline := verdict.Session(verdict.SessionEvidence{Scenarios: results})
-	if err := writePlanReport(sess, p, path, f, units, results, sv, headline, header); err != nil {
+	doc, err := writePlanReport(sess, p, path, f, units, results, sv, headline, header)
+	if err != nil {
 		return err
 	}
-	printPlanSummary(stdout, units, sess.Dir, sv, headline, replayCommand(sess.Dir, f.libs, f.nodes))
+	if f.json {
+		if err := printJSON(stdout, doc); err != nil {
+			return err
+		}
+	} else {
+		printPlanSummary(stdout, units, sess.Dir, sv, headline, replayCommand(sess.Dir, f.libs, f.nodes))
+	}
 	if code := sv.ExitCode(); code != exitOK {
 		return &exitError{code: code}
 	}
@@ -302,8 +309,10 @@ func aggregate(p *plans.Plan, units []*planUnit) []verdict.ScenarioResult {
 	return out
 }
 
+// writePlanReport writes the plan session's findings, results.json (which
+// it returns) and, with --junit, the JUnit file.
 func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlags, units []*planUnit,
-	results []verdict.ScenarioResult, sv verdict.SessionVerdict, headline string, header report.Header) error {
+	results []verdict.ScenarioResult, sv verdict.SessionVerdict, headline string, header report.Header) (*report.Results, error) {
 	var rows []report.Unit
 	var logRows []report.ScenarioRow
 	for _, r := range results {
@@ -317,7 +326,7 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 			Verdict: string(row.Decision.Verdict), Notes: firstReason(row.Decision)})
 		if !row.Aggregate {
 			if err := writeUnitFile(sess, row); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
@@ -338,18 +347,20 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f runFlag
 		}
 	}
 	if err := os.WriteFile(filepath.Join(sess.Dir, "findings", "report.md"), []byte(report.RenderFindings(fd)), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	if f.junit != "" {
 		if err := writeJUnit(f.junit, p.Slug, rows, time.Since(sess.Started)); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := sess.WriteJSON("results.json", map[string]any{"plan": path, "seed": f.seed, "tier": f.tier,
-		"session_dir": sess.Dir, "session_verdict": sv, "headline": headline, "exit_code": sv.ExitCode(), "scenarios": results}); err != nil {
-		return err
+	doc := &report.Results{SchemaVersion: report.ResultsSchemaVersion, Kind: report.KindPlan, Plan: path, Seed: f.seed,
+		Tier: f.tier, SessionDir: sess.Dir, SessionVerdict: sv, Headline: headline, ExitCode: sv.ExitCode(),
+		Units: report.UnitResults(rows), Scenarios: results}
+	if err := sess.WriteJSON("results.json", doc); err != nil {
+		return nil, err
 	}
-	return sess.Finish(header, logRows)
+	return doc, sess.Finish(header, logRows)
 }
 
 // writePlot draws the run's latency and throughput with its fault windows
