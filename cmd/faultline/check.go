@@ -211,8 +211,16 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	return nil
 }
 
-func checkOne(ctx context.Context, c check.Checker, file string, format history.Format, f checkFlags) checkOutcome {
-	o := checkOutcome{File: file}
+func checkOne(ctx context.Context, c check.Checker, file string, format history.Format, f checkFlags) (o checkOutcome) {
+	o.File = file
+	// A checker that panics on one file costs that file's answer, not the
+	// others' nor the process.
+	defer func() {
+		if p := recover(); p != nil {
+			msg := fmt.Sprintf("internal error: the checker panicked on this history (a bug in faultline; please report it with the file): %v", p)
+			o.Valid, o.Summary, o.Result = internalError, msg, check.Result{Valid: check.Unknown, Summary: msg}
+		}
+	}()
 	h, err := history.ReadFile(file, format)
 	if err != nil {
 		o.Valid, o.Rejected, o.Summary = "rejected", err.Error(), err.Error()
@@ -287,7 +295,7 @@ func checkExitCode(outs []checkOutcome) int {
 // error for input that could not be used) to one exit code: an anomaly
 // found outranks unusable input, which outranks unknown.
 func worstExit(results []string) int {
-	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitRejected: 2, exitFail: 3}
+	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitRejected: 2, exitInternal: 3, exitFail: 4}
 	code := exitOK
 	for _, r := range results {
 		c := exitUnknown
@@ -298,6 +306,8 @@ func worstExit(results []string) int {
 			c = exitFail
 		case "rejected", "error":
 			c = exitRejected
+		case internalError:
+			c = exitInternal
 		}
 		if rank[c] > rank[code] {
 			code = c
@@ -314,6 +324,11 @@ func overall(code int) string {
 		return "invalid"
 	case exitRejected:
 		return "rejected"
+	case exitInternal:
+		return internalError
 	}
 	return "unknown"
 }
+
+// internalError is the result of an item a faultline bug stopped.
+const internalError = "internal-error"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 )
 
 // Exit codes shared by run and check (DESIGN.md, "CLI").
@@ -15,6 +16,9 @@ const (
 	exitUnknown  = 2  // INCONCLUSIVE / unknown
 	exitRejected = 3  // BLOCKED / input rejected
 	exitUsage    = 64 // usage error
+	// exitInternal is a faultline bug (a checker panicked): never 2, which
+	// would read as an honest "unknown".
+	exitInternal = 70
 )
 
 // exitError carries the process exit code for an outcome that is not a crash.
@@ -41,7 +45,13 @@ func main() {
 }
 
 // execute runs the CLI with args and returns the exit code.
-func execute(args []string) int {
+func execute(args []string) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(os.Stderr, "faultline: internal error (a bug in faultline; please report it with the command): %v\n%s", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
 	root := newRootCmd()
 	root.SetArgs(args)
 	err := root.Execute()

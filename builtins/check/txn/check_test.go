@@ -262,3 +262,33 @@ func TestHugeCycleIsElided(t *testing.T) {
 		t.Fatalf("not elided as expected:\n%s\n%s", a[0].Explanation, a[0].DOT)
 	}
 }
+
+// Keys and values that are collections (Elle's own tests use keys such as
+// [:anti 1]) are compared by their canonical text; they used to recurse
+// without end and kill the process.
+func TestCompositeKeysAndValues(t *testing.T) {
+	cases := []struct {
+		name  string
+		o     Options
+		lines []string
+		want  string
+	}{
+		{"append vector keys", la(), []string{"ok 0 [[:append [:anti 1] 1] [:append [:anti 2] 1]]", "ok 1 [[:r [:anti 1] [1]] [:r [:anti 2] [1]]]"}, Valid},
+		{"append vector key garbage", la(), []string{"ok 0 [[:append [:anti 1] 1]]", "ok 1 [[:r [:anti 1] [2]]]"}, Invalid},
+		{"append map values", la(), []string{"ok 0 [[:append :x {:a 1}]]", "ok 1 [[:r :x [{:a 1}]]]"}, Valid},
+		{"register vector values", Options{}, []string{"ok 0 [[:w [:k 1] [1 2]]]", "ok 1 [[:r [:k 1] [1 2]]]"}, Valid},
+		{"register set values", Options{}, []string{"ok 0 [[:w :x #{1 2}]]", "ok 1 [[:r :x #{2 1}]]"}, Valid},
+		{"register map key read of unwritten", Options{}, []string{"ok 0 [[:w {:k 1} 1]]", "ok 1 [[:r {:k 1} 2]]"}, Invalid},
+	}
+	rw := Options{Workload: RWRegister}
+	for _, c := range cases {
+		if c.o.Workload == "" {
+			c.o = rw
+		}
+		t.Run(c.name, func(t *testing.T) {
+			if r := check(t, txns(t, c.lines...), c.o); r.Valid != c.want {
+				t.Fatalf("%s, want %s: %s", r.Valid, c.want, r.Explanation)
+			}
+		})
+	}
+}

@@ -15,22 +15,31 @@ import (
 // canonical text (sets and maps sorted), tagged so it never equals a string.
 // Scalars are returned without allocating.
 func canon(v any) any {
-	switch x := v.(type) {
-	case int64, string, bool, nil:
-		return v
-	case history.Keyword:
-		return string(x)
-	case int:
-		return int64(x)
-	case float64:
-		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
-			return int64(x)
-		}
-		return v
+	if s, ok := scalarCanon(v); ok {
+		return s
 	}
 	var b strings.Builder
 	appendCanon(&b, v)
 	return composite(b.String())
+}
+
+// scalarCanon is canon for a scalar; ok is false for a collection, whose
+// canon is its text.
+func scalarCanon(v any) (any, bool) {
+	switch x := v.(type) {
+	case int64, string, bool, nil:
+		return v, true
+	case history.Keyword:
+		return string(x), true
+	case int:
+		return int64(x), true
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
+			return int64(x), true
+		}
+		return v, true
+	}
+	return nil, false
 }
 
 // composite is the canon of a collection.
@@ -38,7 +47,9 @@ type composite string
 
 // appendCanon writes a canonical text for v.
 func appendCanon(b *strings.Builder, v any) {
-	switch x := canon(v).(type) {
+	// Scalars only: asking canon of a collection would ask appendCanon again.
+	s, _ := scalarCanon(v)
+	switch x := s.(type) {
 	case int64:
 		b.WriteString(strconv.FormatInt(x, 10))
 		return
@@ -52,8 +63,10 @@ func appendCanon(b *strings.Builder, v any) {
 		b.WriteString(strconv.FormatBool(x))
 		return
 	case nil:
-		b.WriteString("nil")
-		return
+		if v == nil {
+			b.WriteString("nil")
+			return
+		}
 	}
 	switch x := v.(type) {
 	case []any:
