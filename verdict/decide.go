@@ -145,6 +145,11 @@ func historyGaps(e *Evidence, active bool) []string {
 	if e.Oracle.Outcome == Unknown {
 		gaps = append(gaps, "the checker could not decide"+suffix(e.Oracle.Summary))
 	}
+	if e.Oracle.Outcome == Valid && e.Oracle.Consumed <= 0 {
+		// A history where nothing took effect is trivially valid: the
+		// checker answered its question, but the run proves nothing.
+		gaps = append(gaps, "the checker found the history valid, but no op in it took effect: a vacuous history proves nothing"+suffix(e.Oracle.Summary))
+	}
 	add(e.Oracle.MatchesModel, "checker matches the model")
 	add(e.History.Timestamps, "answered ops timestamped")
 	add(e.History.TimeoutMarkers, "timeout markers recorded")

@@ -84,6 +84,10 @@ func TestDecideTree(t *testing.T) {
 			e.Surface = Fact{}
 		}, InconclusiveOracleTooWeak, "surface signals clean: not established"},
 		{"checker undecided", hardening, func(e *Evidence) { e.Oracle.Outcome, e.Oracle.Summary = Unknown, "search budget exhausted" }, InconclusiveOracleTooWeak, "could not decide: search budget exhausted"},
+		{"vacuous history", hardening, func(e *Evidence) {
+			e.Oracle.Consumed, e.Oracle.Dropped = 0, e.Run.Ops
+			e.Oracle.Summary = "valid: nothing took effect"
+		}, InconclusiveOracleTooWeak, "no op in it took effect: a vacuous history proves nothing"},
 		{"checker is not the model's", hardening, func(e *Evidence) { e.Oracle.MatchesModel = No("set checker on a register") }, InconclusiveOracleTooWeak, "set checker on a register"},
 		{"serious oracle with no applicable mutant", hardening, func(e *Evidence) {
 			e.Sensitivity = Sensitivity{Ran: true, Skipped: "no ok read of a written key"}
@@ -192,6 +196,7 @@ func TestDecideGates(t *testing.T) {
 			e.Run.Seeds = 1
 		}, PartialSurface, TierHardening, "RF10 Replicated fail"},
 		{"non-serious oracle undecided", nonSerious, func(e *Evidence) { e.Oracle.Outcome = Unknown }, PartialSurface, TierHardening, "RF2 Oracle ran every cycle fail"},
+		{"non-serious vacuous history", nonSerious, func(e *Evidence) { e.Oracle.Consumed, e.Oracle.Dropped = 0, e.Run.Ops }, PartialSurface, TierNone, "RF2 Oracle ran every cycle fail"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
