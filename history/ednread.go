@@ -5,21 +5,24 @@ import "bytes"
 // readEDN reads a Jepsen EDN history: a sequence of top-level forms, each an op
 // map (optionally tagged, as in #jepsen.history.Op{...}) or a vector or list of
 // op maps. One map per line and one big vector are both such sequences.
-func readEDN(data []byte) ([]Op, error) {
+func readEDN(data []byte) ([]Op, []int, error) {
 	r := ednReader{data: data}
 	ops := make([]Op, 0, bytes.Count(data, []byte{'\n'})+1)
+	lines := make([]int, 0, cap(ops))
+	at := lineCounter{data: data}
 	for {
 		if err := r.skip(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if r.eof() {
-			return ops, nil
+			return ops, lines, nil
 		}
 		c := r.data[r.pos]
 		if c != '[' && c != '(' {
+			lines = append(lines, at.line(r.pos))
 			op, err := r.readOpForm(int64(len(ops)))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ops = append(ops, op)
 			continue
@@ -32,14 +35,15 @@ func readEDN(data []byte) ([]Op, error) {
 		for {
 			done, err := r.closeOrNext(closer, kind, open)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if done {
 				break
 			}
+			lines = append(lines, at.line(r.pos))
 			op, err := r.readOpForm(int64(len(ops)))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			ops = append(ops, op)
 		}

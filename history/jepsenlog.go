@@ -24,8 +24,9 @@ func logMarkerEnd(line []byte) int {
 // readJepsenLog reads the ops logged by jepsen.util: one
 // "process type f value [error]" line each, fields separated by tabs or
 // spaces. Other lines are skipped.
-func readJepsenLog(data []byte) ([]Op, error) {
+func readJepsenLog(data []byte) ([]Op, []int, error) {
 	var ops []Op
+	var lines []int
 	r := ednReader{line: true} // one reader, so keywords are shared across lines
 	for off, lineNo := 0, 1; off < len(data); lineNo++ {
 		line, next := nextLine(data, off)
@@ -38,11 +39,11 @@ func readJepsenLog(data []byte) ([]Op, error) {
 		op, err := r.readLogOp(int64(len(ops)))
 		if err != nil {
 			err.Line = lineNo
-			return nil, err
+			return nil, nil, err
 		}
-		ops = append(ops, op)
+		ops, lines = append(ops, op), append(lines, lineNo)
 	}
-	return ops, nil
+	return ops, lines, nil
 }
 
 // logFields are the EDN values of a log line, in order, with what each must be.

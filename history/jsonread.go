@@ -20,8 +20,9 @@ func ParseJSONLine(line []byte) (Op, error) {
 
 // readJSONL reads a JSONL history. A last line without a newline that ends
 // mid-object is a torn write: it is dropped and truncated is true.
-func readJSONL(data []byte) (ops []Op, truncated bool, err error) {
+func readJSONL(data []byte) (ops []Op, lines []int, truncated bool, err error) {
 	ops = make([]Op, 0, bytes.Count(data, []byte{'\n'})+1)
+	lines = make([]int, 0, cap(ops))
 	var strs interner
 	for off, lineNo := 0, 1; off < len(data); lineNo++ {
 		line, next := nextLine(data, off)
@@ -34,14 +35,14 @@ func readJSONL(data []byte) (ops []Op, truncated bool, err error) {
 		op, err := r.readOp(int64(len(ops)))
 		if err != nil {
 			if last && r.atEOF {
-				return ops, true, nil
+				return ops, lines, true, nil
 			}
 			err.Line = lineNo
-			return nil, false, err
+			return nil, nil, false, err
 		}
-		ops = append(ops, op)
+		ops, lines = append(ops, op), append(lines, lineNo)
 	}
-	return ops, false, nil
+	return ops, lines, false, nil
 }
 
 // jsonReader parses JSON from one line.

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"fmt"
 	"strconv"
 )
 
@@ -28,16 +27,14 @@ func Pair(ops []Op) ([]OpPair, error) {
 		invokes := op.Type == Invoke || (op.Type == Info && op.IsNemesis() && !isOpen)
 		switch {
 		case !op.Type.Valid():
-			return nil, fmt.Errorf("op %d has type %q, not invoke, ok, fail or info", op.Index, op.Type)
+			return nil, OpErrorf(op.Index, "op %d has type %q, not invoke, ok, fail or info", op.Index, op.Type)
 		case invokes && isOpen:
-			return nil, fmt.Errorf("op %d: process %s invokes while op %d is still open",
-				op.Index, processName(op.Process), ops[pairs[slot].Invoke].Index)
+			return nil, OpErrorf(op.Index, "op %d: process %s invokes while op %d is still open", op.Index, processName(op.Process), ops[pairs[slot].Invoke].Index)
 		case invokes:
 			open[op.Process] = len(pairs)
 			pairs = append(pairs, OpPair{Invoke: i, Complete: -1})
 		case !isOpen:
-			return nil, fmt.Errorf("op %d: %s of process %s has no open invocation",
-				op.Index, op.Type, processName(op.Process))
+			return nil, OpErrorf(op.Index, "op %d: %s of process %s has no open invocation", op.Index, op.Type, processName(op.Process))
 		default:
 			pairs[slot].Complete = i
 			delete(open, op.Process)

@@ -39,6 +39,35 @@ type File struct {
 	// trailing newline, input ended mid-object) and was dropped: the journal of a
 	// controller that was killed while writing.
 	TruncatedTail bool
+	// Lines holds the 1-based line each op starts on, in Ops' order.
+	Lines []int
+}
+
+// LineOf returns the line of the op whose Index is index, 0 when no op
+// has it.
+func (f *File) LineOf(index int64) int {
+	if index >= 0 && index < int64(len(f.Ops)) && f.Ops[index].Index == index && int(index) < len(f.Lines) {
+		return f.Lines[index]
+	}
+	for i := range f.Ops {
+		if f.Ops[i].Index == index && i < len(f.Lines) {
+			return f.Lines[i]
+		}
+	}
+	return 0
+}
+
+// lineCounter turns increasing byte offsets into 1-based line numbers in
+// one pass over data.
+type lineCounter struct {
+	data   []byte
+	off, n int // n: newlines before off
+}
+
+func (c *lineCounter) line(off int) int {
+	c.n += bytes.Count(c.data[c.off:off], []byte{'\n'})
+	c.off = off
+	return c.n + 1
 }
 
 // ParseError says where and why an input is malformed. Line and Col are 1-based;
@@ -105,11 +134,11 @@ func parse(data []byte, name string, f Format) (*File, error) {
 	var err error
 	switch f {
 	case JSONL:
-		out.Ops, out.TruncatedTail, err = readJSONL(data)
+		out.Ops, out.Lines, out.TruncatedTail, err = readJSONL(data)
 	case EDN:
-		out.Ops, err = readEDN(data)
+		out.Ops, out.Lines, err = readEDN(data)
 	case JepsenLog:
-		out.Ops, err = readJepsenLog(data)
+		out.Ops, out.Lines, err = readJepsenLog(data)
 	default:
 		return nil, fmt.Errorf("read history %s: unknown format %q", name, f)
 	}

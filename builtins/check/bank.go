@@ -85,7 +85,7 @@ func (c bank) Check(_ context.Context, h []history.Op, _ Env) Result {
 		reads++
 		m, ok := op.comp.Value.(map[string]any)
 		if !ok {
-			return cannotCheck(c.Name(), fmt.Errorf("op %d: a bank read returns a map of balances, got %s", op.comp.Index, formatValue(op.comp.Value)), blind)
+			return cannotCheck(c.Name(), history.OpErrorf(op.comp.Index, "op %d: a bank read returns a map of balances, got %s", op.comp.Index, formatValue(op.comp.Value)), blind)
 		}
 		if errs := c.checkRead(op, m, want, &total, &haveTotal, accounts); len(errs) > 0 {
 			bad = append(bad, errs...)

@@ -79,6 +79,11 @@ type Result struct {
 	Details     map[string]any `json:"details,omitempty"`     // JSON-able specifics
 	Artifacts   []string       `json:"artifacts,omitempty"`   // files written, relative to Env.OutDir
 	Children    []Result       `json:"children,omitempty"`    // for compose
+	// Input is why the history itself cannot be used by this checker (an
+	// unpaired completion, a value appended twice), nil when it can; a
+	// *history.OpError in its chain names the op. Details["input_error"]
+	// carries its text in JSON.
+	Input error `json:"-"`
 }
 
 // Env is what the caller provides to a check run.

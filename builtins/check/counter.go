@@ -59,7 +59,7 @@ func (c counter) Check(_ context.Context, h []history.Op, _ Env) Result {
 			}
 			d, ok := asInt(op.inv.Value)
 			if !ok {
-				return cannotCheck(c.Name(), fmt.Errorf("op %d: an add takes an integer, got %s", op.inv.Index, formatValue(op.inv.Value)), counterBlind)
+				return cannotCheck(c.Name(), history.OpErrorf(op.inv.Index, "op %d: an add takes an integer, got %s", op.inv.Index, formatValue(op.inv.Value)), counterBlind)
 			}
 			if d >= 0 {
 				possiblePos[op.invAt] += d
@@ -74,7 +74,7 @@ func (c counter) Check(_ context.Context, h []history.Op, _ Env) Result {
 			keys.add(op.key())
 			v, ok := asInt(op.comp.Value)
 			if !ok {
-				return cannotCheck(c.Name(), fmt.Errorf("op %d: a counter read returns an integer, got %s", op.comp.Index, formatValue(op.comp.Value)), counterBlind)
+				return cannotCheck(c.Name(), history.OpErrorf(op.comp.Index, "op %d: a counter read returns an integer, got %s", op.comp.Index, formatValue(op.comp.Value)), counterBlind)
 			}
 			reads = append(reads, read{op: op, value: v})
 		}

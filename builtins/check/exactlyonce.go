@@ -129,7 +129,7 @@ func (c exactlyOnce) Check(_ context.Context, h []history.Op, _ Env) Result {
 	}
 	records, err := c.countRecords(dump.comp.Value)
 	if err != nil {
-		return cannotCheck(c.Name(), fmt.Errorf("op %d: %w", dump.comp.Index, err), blind)
+		return cannotCheck(c.Name(), history.OpErrorf(dump.comp.Index, "op %d: %w", dump.comp.Index, err), blind)
 	}
 	res.Consumed.Ops++
 	var dup, lost, unexpected []string

@@ -113,6 +113,7 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 	prep, err := c.s.prepare(h)
 	if err != nil {
 		res.Valid, res.Summary = Unknown, fmt.Sprintf("cannot check the history against %s: %v", c.s.name, err)
+		res.Details, res.Input = map[string]any{"input_error": err.Error()}, err
 		return res
 	}
 	res.Details = map[string]any{

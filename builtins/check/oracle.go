@@ -79,6 +79,7 @@ func cannotCheck(name string, err error, blind []string) Result {
 		Summary:    "cannot check: " + err.Error(),
 		BlindSpots: blind,
 		Details:    map[string]any{"input_error": err.Error()},
+		Input:      err,
 	}
 }
 

@@ -81,7 +81,7 @@ func (c prefixOrder) Check(_ context.Context, h []history.Op, _ Env) Result {
 			}
 			v := elemKey(op.inv.Value)
 			if _, dup := logs[log][v]; dup {
-				return cannotCheck(c.Name(), fmt.Errorf("op %d: value %v is produced twice to log %s; prefix order needs unique values", op.inv.Index, op.inv.Value, log), blind)
+				return cannotCheck(c.Name(), history.OpErrorf(op.inv.Index, "op %d: value %v is produced twice to log %s; prefix order needs unique values", op.inv.Index, op.inv.Value, log), blind)
 			}
 			p := &produced{value: op.inv.Value, invAt: op.invAt, compAt: math.MaxInt, failed: op.outcome() == history.Fail}
 			if op.outcome() == history.OK {
@@ -104,7 +104,7 @@ func (c prefixOrder) Check(_ context.Context, h []history.Op, _ Env) Result {
 		log := elemKey(op.key())
 		list, ok := op.comp.Value.([]any)
 		if !ok && op.comp.Value != nil {
-			return cannotCheck(c.Name(), fmt.Errorf("op %d: a view must be a list, got %T", op.comp.Index, op.comp.Value), blind)
+			return cannotCheck(c.Name(), history.OpErrorf(op.comp.Index, "op %d: a view must be a list, got %T", op.comp.Index, op.comp.Value), blind)
 		}
 		seen := map[string]bool{}
 		maxInv, maxInvVal := -1, any(nil)

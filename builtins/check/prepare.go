@@ -105,7 +105,7 @@ func (s *spec) prepare(h []history.Op) (*prepared, error) {
 		}
 		in, out, err := s.decode(inv, comp)
 		if err != nil {
-			return nil, fmt.Errorf("op %d (process %d, %s): %w", inv.Index, inv.Process, inv.F, err)
+			return nil, history.OpErrorf(inv.Index, "op %d (process %d, %s): %w", inv.Index, inv.Process, inv.F, err)
 		}
 		in.invoke, out.complete = pr.Invoke, pr.Complete
 		if out.unknown && !hasEffect(&in) {

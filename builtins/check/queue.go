@@ -81,7 +81,7 @@ func (c queueChecker) Check(_ context.Context, h []history.Op, _ Env) Result {
 			if op.outcome() == history.OK {
 				els, ok := elements(op.comp.Value)
 				if !ok {
-					return cannotCheck(c.Name(), fmt.Errorf("op %d: a drain returns a list of elements, got %s", op.comp.Index, formatValue(op.comp.Value)), blind)
+					return cannotCheck(c.Name(), history.OpErrorf(op.comp.Index, "op %d: a drain returns a list of elements, got %s", op.comp.Index, formatValue(op.comp.Value)), blind)
 				}
 				for _, e := range els {
 					evs = append(evs, queueEvent{at: op.compAt, value: e, op: op})

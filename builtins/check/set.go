@@ -73,7 +73,7 @@ func splitSet(h []history.Op) (*setHistory, error) {
 			}
 			els, ok := elements(op.comp.Value)
 			if !ok {
-				return nil, fmt.Errorf("op %d: a set read returns a collection, got %s", op.comp.Index, formatValue(op.comp.Value))
+				return nil, history.OpErrorf(op.comp.Index, "op %d: a set read returns a collection, got %s", op.comp.Index, formatValue(op.comp.Value))
 			}
 			s.reads = append(s.reads, op)
 			s.contents = append(s.contents, els)

@@ -72,7 +72,7 @@ func (t *transactional) Check(ctx context.Context, h []history.Op, env Env) Resu
 	if err != nil {
 		res.Valid = Unknown
 		res.Summary = "cannot check: " + err.Error()
-		res.Details = map[string]any{"input_error": err.Error()}
+		res.Details, res.Input = map[string]any{"input_error": err.Error()}, err
 		return res
 	}
 	res.Valid = Validity(r.Valid)

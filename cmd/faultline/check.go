@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -240,6 +241,20 @@ func checkOne(ctx context.Context, c check.Checker, file string, format history.
 	}
 	o.Result = c.Check(ctx, h.Ops, env)
 	o.Valid, o.Summary = string(o.Result.Valid), o.Result.Summary
+	if err := o.Result.Input; err != nil {
+		// The file is not a history this checker can read: rejected (exit
+		// 3) at its line, as a parse error is, not an honest "unknown".
+		where := file
+		var oe *history.OpError
+		if errors.As(err, &oe) {
+			if line := h.LineOf(oe.Index); line > 0 {
+				where = fmt.Sprintf("%s:%d", file, line)
+			}
+		}
+		o.Valid, o.Rejected = "rejected", where+": "+err.Error()
+		o.Summary = o.Rejected
+		return o
+	}
 	if env.OutDir != "" && o.Result.Explanation != "" {
 		text := o.Result.Summary + "\n\n" + o.Result.Explanation + "\n"
 		if err := os.WriteFile(filepath.Join(env.OutDir, "explanation.txt"), []byte(text), 0o644); err != nil {

@@ -78,3 +78,48 @@ func TestWorstExit(t *testing.T) {
 		}
 	}
 }
+
+// A history the checker cannot use is rejected (exit 3) at the line of the
+// op that makes it so, never answered "unknown" (exit 2).
+func TestCheckInputErrorsNameTheLine(t *testing.T) {
+	cases := []struct {
+		name, model, text, want string
+	}{
+		{"duplicate append", "list-append", `{:process 0 :type :invoke :f :txn :value [[:append :x 1]]}
+{:process 0 :type :ok :f :txn :value [[:append :x 1]]}
+{:process 1 :type :invoke :f :txn :value [[:append :x 1]]}
+{:process 1 :type :ok :f :txn :value [[:append :x 1]]}
+`, "h.edn:4: op 3: micro-op 0 [:append :x 1]: value 1 of key :x was already written by op 1"},
+		{"unpaired completion", "list-append", `{:process 0 :type :invoke :f :txn :value [[:append :x 1]]}
+{:process 0 :type :ok :f :txn :value [[:append :x 1]]}
+
+; a completion nobody invoked
+{:process 1 :type :ok :f :txn :value [[:r :x [1]]]}
+`, "h.edn:5: pair history: op 2: ok of process 1 has no open invocation"},
+		{"not a txn", "rw-register", `[{:process 0 :type :invoke :f :txn :value [[:w :x 1]]}
+ {:process 0 :type :ok :f :txn :value [[:w :x 1]]}
+ {:process 1 :type :invoke :f :read :value nil}
+ {:process 1 :type :ok :f :read :value 1}]
+`, "h.edn:3: op 2: process 1 invokes :f read; a rw-register history holds only :f :txn client ops"},
+		{"register unpaired", "register", `{:process 0 :type :invoke :f :write :value 1}
+{:process 0 :type :ok :f :write :value 1}
+{:process 1 :type :ok :f :read :value 1}
+`, "h.edn:3: pair invocations with completions: op 2: ok of process 1 has no open invocation"},
+		{"counter bad add", "counter", `{:process 0 :type :invoke :f :add :value "x"}
+{:process 0 :type :ok :f :add :value "x"}
+`, "h.edn:1: op 0: an add takes an integer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "h.edn"), []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(dir)
+			code, stdout, stderr := runCLI(t, "check", "--model", c.model, "h.edn")
+			if code != exitRejected || !strings.Contains(stdout, c.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%s%s", code, exitRejected, c.want, stdout, stderr)
+			}
+		})
+	}
+}

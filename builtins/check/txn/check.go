@@ -261,13 +261,6 @@ func (c *checker) explanation(r *Result, allowed []string, models string) string
 	for _, n := range r.Incomplete {
 		fmt.Fprintf(&b, "\nIncomplete: %s.\n", n)
 	}
-	if h.ignored > 0 {
-		verb := "are not txns"
-		if h.ignored == 1 {
-			verb = "is not a txn"
-		}
-		fmt.Fprintf(&b, "\nIgnored %s that %s.\n", plural(h.ignored, "client op"), verb)
-	}
 	return strings.TrimRight(b.String(), "\n")
 }
 

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	goldenfile "github.com/faultline/faultline/internal/golden"
 	"path/filepath"
@@ -164,14 +165,13 @@ func TestCountsAndCap(t *testing.T) {
 }
 
 // TestScopeAndIgnoredOps checks what the result says it consumed: failed
-// transactions, nemesis ops and non-txn ops do not count.
+// transactions and nemesis ops do not count, and a client op that is not a
+// txn is an input error at that op rather than silently skipped.
 func TestScopeAndIgnoredOps(t *testing.T) {
 	h := txns(t, "ok 0 [[:append :x 1]]", "fail 1 [[:append :z 1]]", "info 2 [[:append :y 1]]", "ok 3 [[:r :x [1]]]")
 	h = append(h,
 		history.Op{Process: history.NemesisProcess, Type: history.Info, F: "start-partition"},
 		history.Op{Process: history.NemesisProcess, Type: history.Info, F: "start-partition"},
-		history.Op{Process: 9, Type: history.Invoke, F: "read"},
-		history.Op{Process: 9, Type: history.OK, F: "read", Value: int64(3)},
 	)
 	for i := range h {
 		h[i].Index = int64(i)
@@ -180,13 +180,22 @@ func TestScopeAndIgnoredOps(t *testing.T) {
 	if r.Txns != 3 || r.Keys != 2 || r.Valid != Valid {
 		t.Fatalf("txns %d keys %d valid %s", r.Txns, r.Keys, r.Valid)
 	}
-	if !strings.Contains(r.Explanation, "Ignored 1 client op that is not a txn") ||
-		!strings.Contains(r.Explanation, "Checked 3 transactions (2 ok, 1 info) over 2 keys") ||
+	if !strings.Contains(r.Explanation, "Checked 3 transactions (2 ok, 1 info) over 2 keys") ||
 		!strings.Contains(r.Explanation, "1 failed transaction served only to spot reads of aborted writes") {
 		t.Errorf("explanation:\n%s", r.Explanation)
 	}
 	if r.Summary != "valid: no anomaly strict-serializable forbids in 3 txns over 2 keys" {
 		t.Errorf("summary: %s", r.Summary)
+	}
+
+	h = append(h,
+		history.Op{Index: int64(len(h)), Process: 9, Type: history.Invoke, F: "read"},
+		history.Op{Index: int64(len(h) + 1), Process: 9, Type: history.OK, F: "read", Value: int64(3)},
+	)
+	_, err := Check(context.Background(), h, la())
+	var oe *history.OpError
+	if !errors.As(err, &oe) || oe.Index != int64(len(h)-2) || !strings.Contains(err.Error(), "invokes :f read; a list-append history holds only :f :txn client ops") {
+		t.Fatalf("a non-txn client op: %v", err)
 	}
 }
 

@@ -80,7 +80,6 @@ type hist struct {
 	vals     *values
 	reads    []readRec
 	touched  []bool // key id -> touched by an ok or info transaction
-	ignored  int    // client ops that are not txns
 	consumed int    // ok and info transactions
 }
 
@@ -101,8 +100,8 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 			continue
 		}
 		if inv.F != "txn" {
-			h.ignored++
-			continue
+			// Skipping it would check less than the user gave and say nothing.
+			return nil, history.OpErrorf(inv.Index, "op %d: process %d invokes :f %s; a %s history holds only :f :txn client ops", inv.Index, inv.Process, inv.F, w)
 		}
 		t := txnRec{inv: int32(p.Invoke), comp: int32(p.Complete), process: inv.Process, st: indeterminate}
 		src := inv
@@ -168,14 +167,14 @@ func (h *hist) addTxn(t txnRec, src *history.Op) error {
 	id := int32(len(h.txns))
 	mops, ok := src.Value.([]any)
 	if !ok {
-		return fmt.Errorf("op %d: txn value %s is not a list of micro-ops", src.Index, history.FormatEDN(src.Value))
+		return history.OpErrorf(src.Index, "op %d: txn value %s is not a list of micro-ops", src.Index, history.FormatEDN(src.Value))
 	}
 	t.mop0, t.nmop = int32(len(h.mops)), int32(len(mops))
 	h.txns = append(h.txns, t)
 	for i, raw := range mops {
 		m, err := h.addMop(id, t.mop0, raw)
 		if err != nil {
-			return fmt.Errorf("op %d: micro-op %d %s: %w", src.Index, i, history.FormatEDN(raw), err)
+			return history.OpErrorf(src.Index, "op %d: micro-op %d %s: %w", src.Index, i, history.FormatEDN(raw), err)
 		}
 		h.mops = append(h.mops, m)
 	}
@@ -249,8 +248,7 @@ func (h *hist) rewritten(prev, id int32) error {
 	v := &h.vers[id]
 	t := v.writer
 	i := int(v.wmop - h.txns[t].mop0)
-	return fmt.Errorf("op %d: micro-op %d %s: value %s of key %s was already written by op %d: values must be unique per key",
-		h.srcOp(t).Index, i, fmtv(h.rawMop(t, i)), fmtv(v.val), h.keyName(v.key), h.srcOp(h.vers[prev].writer).Index)
+	return history.OpErrorf(h.srcOp(t).Index, "op %d: micro-op %d %s: value %s of key %s was already written by op %d: values must be unique per key", h.srcOp(t).Index, i, fmtv(h.rawMop(t, i)), fmtv(v.val), h.keyName(v.key), h.srcOp(h.vers[prev].writer).Index)
 }
 
 // mopFunc reads a micro-op's function and checks it fits the workload.

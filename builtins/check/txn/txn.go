@@ -10,8 +10,8 @@
 // state). Appended and written values must be unique per key. An ok
 // transaction committed, a fail one did not, and an info one (or one that never
 // completed) may have. Reads are taken from ok completions; writes of fail and
-// info transactions from their invocations. Nemesis ops and ops whose F is not
-// "txn" are ignored.
+// info transactions from their invocations. Nemesis ops are ignored; a client
+// op whose F is not "txn" is an input error (*history.OpError), never skipped.
 //
 // What it finds, without cycles: G1a (aborted read), G1b (intermediate read),
 // internal (a transaction contradicts its own earlier reads and writes),
