@@ -14,7 +14,7 @@ import (
 //
 //	check.linearizable(model="cas-register", init=None)
 //	check.stats()
-//	check.transactional(workload="list-append", consistency_models=["serializable"])
+//	check.transactional(workload="list-append", consistency_models=["serializable"], anomalies=["G1"], cycle_search_timeout="5s", wfr_keys=False)
 //	check.compose([check.linearizable(), check.stats()])
 //	check.set(), check.set_full(linearizable=False), check.counter()
 //	check.bank(total=100, accounts=[0, 1], allow_negative=False)
@@ -114,17 +114,28 @@ func starLinearizable(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	return CheckerValue{c}, nil
 }
 
-// starTransactional is check.transactional(workload, consistency_models=[]).
+// starTransactional is check.transactional(workload, consistency_models=[],
+// anomalies=[], cycle_search_timeout="", wfr_keys=False).
 func starTransactional(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var workload string
-	var models *starlark.List
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workload", &workload, "consistency_models?", &models); err != nil {
+	var workload, budget string
+	var models, anomalies *starlark.List
+	o := TransactionalOptions{}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workload", &workload, "consistency_models?", &models,
+		"anomalies?", &anomalies, "cycle_search_timeout?", &budget, "wfr_keys?", &o.WritesFollowReads); err != nil {
 		return nil, err
 	}
-	o := TransactionalOptions{Workload: workload}
+	o.Workload = workload
 	var err error
 	if o.ConsistencyModels, err = stringList(models); err != nil {
 		return nil, fmt.Errorf("%s: consistency_models: %w", b.Name(), err)
+	}
+	if o.Anomalies, err = stringList(anomalies); err != nil {
+		return nil, fmt.Errorf("%s: anomalies: %w", b.Name(), err)
+	}
+	if budget != "" {
+		if o.CycleSearchBudget, err = time.ParseDuration(budget); err != nil || o.CycleSearchBudget <= 0 {
+			return nil, fmt.Errorf("%s: cycle_search_timeout: want a positive duration such as \"5s\", got %q", b.Name(), budget)
+		}
 	}
 	c, err := Transactional(o)
 	if err != nil {

@@ -84,3 +84,38 @@ func TestStarlarkErrors(t *testing.T) {
 		t.Errorf("FromStarlark(string): %v", err)
 	}
 }
+
+// check.transactional takes Elle's options: anomalies named alone are the
+// whole question, and bad options fail at load with what is wrong.
+func TestStarlarkTransactionalOptions(t *testing.T) {
+	g, err := exec(t, `
+g0 = check.transactional(workload = "list-append", anomalies = ["G0"], cycle_search_timeout = "5s")
+g1c = check.transactional(workload = "list-append", anomalies = ["G1c"])
+wfr = check.transactional(workload = "rw-register", wfr_keys = True)
+text = str(g1c)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `check.transactional(workload="list-append", consistency_models=[], anomalies=["G1c"])`; g["text"] != starlark.String(want) {
+		t.Errorf("str is %s, want %s", g["text"], want)
+	}
+	h := jlog(t, "0 :invoke :txn [[:append :x 1] [:r :y nil]]", "1 :invoke :txn [[:append :y 1] [:r :x nil]]",
+		"0 :ok :txn [[:append :x 1] [:r :y [1]]]", "1 :ok :txn [[:append :y 1] [:r :x [1]]]")
+	for name, want := range map[string]Validity{"g0": Valid, "g1c": Invalid} {
+		c, _ := FromStarlark(g[name])
+		if r := run(t, c, h); r.Valid != want {
+			t.Errorf("%s: %s, want %s: %s", name, r.Valid, want, r.Summary)
+		}
+	}
+	for src, want := range map[string]string{
+		`check.transactional(workload = "list-append", anomalies = ["G9"])`:            `unknown anomaly "G9"`,
+		`check.transactional(workload = "list-append", wfr_keys = True)`:               "writes-follow-reads applies to rw-register only",
+		`check.transactional(workload = "list-append", cycle_search_timeout = "soon")`: "cycle_search_timeout: want a positive duration",
+		`check.transactional(workload = "list-append", anomalies = "G1")`:              "anomalies",
+	} {
+		if _, err := exec(t, src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", src, err, want)
+		}
+	}
+}

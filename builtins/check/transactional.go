@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/faultline/faultline/builtins/check/txn"
 	"github.com/faultline/faultline/history"
@@ -14,7 +15,16 @@ import (
 // TransactionalOptions configures Transactional.
 type TransactionalOptions struct {
 	Workload          string   // "list-append" or "rw-register"
-	ConsistencyModels []string // default: strict-serializable; see txn.Models
+	ConsistencyModels []string // default: strict-serializable unless Anomalies are named; see txn.Models
+	// Anomalies are anomaly names (G1c, G-single, ...) that fail the check
+	// besides those the models forbid; Elle's :anomalies.
+	Anomalies []string
+	// CycleSearchBudget bounds the cycle search per component (0: the
+	// default); Elle's :cycle-search-timeout.
+	CycleSearchBudget time.Duration
+	// WritesFollowReads (rw-register): a txn that read a key then wrote it
+	// wrote after the version it read; Elle's :wfr-keys?.
+	WritesFollowReads bool
 }
 
 // TransactionalWorkloads are the model names Transactional accepts.
@@ -37,18 +47,26 @@ func Transactional(o TransactionalOptions) (Checker, error) {
 			return nil, fmt.Errorf("unknown consistency model %q; models: %s", m, strings.Join(known, ", "))
 		}
 	}
-	return &transactional{o: txn.Options{Workload: txn.Workload(o.Workload), ConsistencyModels: o.ConsistencyModels}}, nil
+	to := txn.Options{Workload: txn.Workload(o.Workload), ConsistencyModels: o.ConsistencyModels, Anomalies: o.Anomalies,
+		CycleSearchBudget: o.CycleSearchBudget, WritesFollowReads: o.WritesFollowReads}
+	if err := txn.ValidateOptions(to); err != nil {
+		return nil, err
+	}
+	return &transactional{o: to}, nil
 }
 
 // Name implements Checker.
 func (t *transactional) Name() string { return "transactional" }
 
 func (t *transactional) String() string {
+	if len(t.o.Anomalies) > 0 {
+		return fmt.Sprintf("check.transactional(workload=%q, consistency_models=%q, anomalies=%q)", t.o.Workload, t.models(), t.o.Anomalies)
+	}
 	return fmt.Sprintf("check.transactional(workload=%q, consistency_models=%q)", t.o.Workload, t.models())
 }
 
 func (t *transactional) models() []string {
-	if len(t.o.ConsistencyModels) == 0 {
+	if len(t.o.ConsistencyModels) == 0 && len(t.o.Anomalies) == 0 {
 		return []string{"strict-serializable"}
 	}
 	return t.o.ConsistencyModels
@@ -79,7 +97,7 @@ func (t *transactional) Check(ctx context.Context, h []history.Op, env Env) Resu
 	res.Summary = r.Summary
 	res.Explanation = r.Explanation
 	res.Consumed = Consumed{Ops: r.Txns, Keys: r.Keys}
-	res.Details = map[string]any{"workload": string(t.o.Workload), "consistency_models": t.models(),
+	res.Details = map[string]any{"workload": string(t.o.Workload), "consistency_models": t.models(), "anomalies": t.o.Anomalies,
 		"anomaly_types": r.AnomalyTypes, "counts": r.Counts, "not": r.Not, "also_not": r.AlsoNot}
 	if len(r.Incomplete) > 0 {
 		res.Details["incomplete"] = r.Incomplete

@@ -31,6 +31,28 @@ type checkFlags struct {
 	json    bool
 	out     string
 	bank    int64 // --bank-total
+	// Elle's options, for list-append and rw-register.
+	anomalies   []string
+	cycleBudget time.Duration
+	wfrKeys     bool
+}
+
+// txnOnly reports the transactional flags given to a model they do not fit.
+func (f checkFlags) txnOnly() string {
+	var set []string
+	if len(f.cms) > 0 {
+		set = append(set, "--consistency-model")
+	}
+	if len(f.anomalies) > 0 {
+		set = append(set, "--anomalies")
+	}
+	if f.cycleBudget != 0 {
+		set = append(set, "--cycle-search-timeout")
+	}
+	if f.wfrKeys {
+		set = append(set, "--wfr-keys")
+	}
+	return strings.Join(set, ", ")
 }
 
 func newCheckCmd() *cobra.Command {
@@ -75,6 +97,9 @@ check), 3 input rejected (the message names file:line and what was expected),
 	fl.StringVar(&f.format, "format", "auto", "history format: auto, edn, jepsen-log, jsonl")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "bound on the search per history (0 = none)")
 	fl.StringVar(&f.out, "out", "", "write explanations and HTML visualizations under DIR/<history name>/")
+	fl.StringSliceVar(&f.anomalies, "anomalies", nil, "for list-append/rw-register: anomalies that fail the check besides the models' (G0, G1, G1c, G-single, G2, ...; repeatable or comma-separated); named alone, they are the whole question")
+	fl.DurationVar(&f.cycleBudget, "cycle-search-timeout", 0, "for list-append/rw-register: bound on the cycle search per component (default 1s); past it the answer is unknown")
+	fl.BoolVar(&f.wfrKeys, "wfr-keys", false, "for rw-register: a txn that read a key then wrote it wrote after the version it read (Elle's wfr-keys?)")
 	fl.Int64Var(&f.bank, "bank-total", 0, "for bank: the conserved total of all balances (0 = the first read's sum)")
 	output = registerOutput(cmd, &f.json)
 	registerModelCompletion(cmd)
@@ -121,8 +146,11 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 		return nil, fmt.Errorf("--bank-total must not be negative, got %d", f.bank)
 	}
 	if i := slices.IndexFunc(oracles, func(o oracleModel) bool { return o.name == f.model }); i >= 0 {
-		if f.init != "nil" || len(f.cms) > 0 {
-			return nil, fmt.Errorf("--init and --consistency-model do not apply to %s", f.model)
+		if f.init != "nil" {
+			return nil, fmt.Errorf("--init does not apply to %s", f.model)
+		}
+		if set := f.txnOnly(); set != "" {
+			return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
 		}
 		return oracles[i].make(f), nil
 	}
@@ -130,10 +158,17 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 		if f.init != "nil" {
 			return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)
 		}
-		return check.Transactional(check.TransactionalOptions{Workload: f.model, ConsistencyModels: f.cms})
+		if f.wfrKeys && f.model != "rw-register" {
+			return nil, fmt.Errorf("--wfr-keys applies to rw-register, not %s", f.model)
+		}
+		if f.cycleBudget < 0 {
+			return nil, fmt.Errorf("--cycle-search-timeout must be positive, got %s", f.cycleBudget)
+		}
+		return check.Transactional(check.TransactionalOptions{Workload: f.model, ConsistencyModels: f.cms, Anomalies: f.anomalies,
+			CycleSearchBudget: f.cycleBudget, WritesFollowReads: f.wfrKeys})
 	}
-	if len(f.cms) > 0 {
-		return nil, fmt.Errorf("--consistency-model applies to list-append and rw-register, not %s", f.model)
+	if set := f.txnOnly(); set != "" {
+		return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
 	}
 	return check.Linearizable(check.LinearizableOptions{Model: f.model, Init: init})
 }

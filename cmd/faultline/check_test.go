@@ -123,3 +123,42 @@ func TestCheckInputErrorsNameTheLine(t *testing.T) {
 		})
 	}
 }
+
+// Elle's options reach the checker from the command line: named anomalies
+// alone are the whole question (no default model is added), and options that
+// do not fit the model are refused as usage errors.
+func TestCheckElleOptions(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "g1c.edn")
+	// Each txn reads the other's append: a G1c cycle, and nothing else.
+	text := `{:process 0 :type :invoke :f :txn :value [[:append :x 1] [:r :y nil]]}
+{:process 1 :type :invoke :f :txn :value [[:append :y 1] [:r :x nil]]}
+{:process 0 :type :ok :f :txn :value [[:append :x 1] [:r :y [1]]]}
+{:process 1 :type :ok :f :txn :value [[:append :y 1] [:r :x [1]]]}
+`
+	if err := os.WriteFile(h, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, exitFail, "G1c"},
+		{[]string{"--anomalies", "G0"}, exitOK, "valid: no G0 in 2 txns"},
+		{[]string{"--anomalies", "G0,G1c", "--cycle-search-timeout", "5s"}, exitFail, "invalid: G1c"},
+		{[]string{"--anomalies", "G0", "--consistency-model", "read-committed"}, exitFail, "invalid: G1c"},
+		{[]string{"--anomalies", "nope"}, exitUsage, `unknown anomaly "nope"`},
+		{[]string{"--wfr-keys"}, exitUsage, "--wfr-keys applies to rw-register"},
+	}
+	for _, c := range cases {
+		args := append([]string{"check", "--model", "list-append", h}, c.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.want, stdout, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "check", "--model", "register", "--anomalies", "G0", h); code != exitUsage || !strings.Contains(stderr, "--anomalies applies to list-append and rw-register") {
+		t.Errorf("--anomalies on register: exit %d: %s", code, stderr)
+	}
+}

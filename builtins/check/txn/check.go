@@ -72,7 +72,9 @@ func (c *checker) resolve() error {
 		return fmt.Errorf("writes-follow-reads applies to %s only", RWRegister)
 	}
 	ms := c.o.ConsistencyModels
-	if len(ms) == 0 {
+	if len(ms) == 0 && len(c.o.Anomalies) == 0 {
+		// Named anomalies alone are the question (Elle's
+		// :consistency-models nil): no model is added to them.
 		ms = []string{"strict-serializable"}
 	}
 	for _, m := range ms {
@@ -165,6 +167,26 @@ func (c *checker) searchSCC(vs []int32, sub *graph, b *budget) {
 }
 
 // result assembles the verdict.
+// forbiddenBy names what the check holds the history to: the models, and
+// the anomalies named on their own.
+func (c *checker) forbiddenBy() string {
+	var parts []string
+	if len(c.models) > 0 {
+		parts = append(parts, strings.Join(c.models, ", "))
+	}
+	if len(c.o.Anomalies) > 0 {
+		parts = append(parts, strings.Join(c.o.Anomalies, ", "))
+	}
+	return strings.Join(parts, " or ")
+}
+
+// ValidateOptions reports whether o names a known workload, models and
+// anomalies, so a caller can refuse bad options before any history.
+func ValidateOptions(o Options) error {
+	c := &checker{o: o}
+	return c.resolve()
+}
+
 func (c *checker) result() *Result {
 	h := c.h
 	r := &Result{Anomalies: map[string][]Anomaly{}, Counts: c.f.counts, Txns: h.consumed}
@@ -195,7 +217,7 @@ func (c *checker) result() *Result {
 		r.Incomplete = append(r.Incomplete, "empty transaction graph: no dependency between any two transactions could be inferred")
 	}
 	scope := fmt.Sprintf("%s over %s", plural(r.Txns, "txn"), plural(r.Keys, "key"))
-	models := strings.Join(c.models, ", ")
+	models := c.forbiddenBy()
 	switch {
 	case len(r.AnomalyTypes) > 0:
 		r.Valid = Invalid
@@ -209,6 +231,9 @@ func (c *checker) result() *Result {
 	default:
 		r.Valid = Valid
 		r.Summary = fmt.Sprintf("valid: no anomaly %s forbids in %s", models, scope)
+		if len(c.models) == 0 {
+			r.Summary = fmt.Sprintf("valid: no %s in %s", strings.Join(c.o.Anomalies, " or "), scope)
+		}
 	}
 	r.Explanation = c.explanation(r, allowed, models)
 	return r

@@ -60,7 +60,8 @@ const (
 // Options say what to check.
 type Options struct {
 	Workload Workload // list-append or rw-register
-	// ConsistencyModels to check; default ["strict-serializable"]. See Models.
+	// ConsistencyModels to check; default ["strict-serializable"] unless
+	// Anomalies are named, which are then the whole question. See Models.
 	ConsistencyModels []string
 	// Anomalies are extra anomaly names to treat as failures, in addition to
 	// those the models forbid (for example "G2-item" under read-committed).
