@@ -97,7 +97,8 @@ func (t *transactional) Check(ctx context.Context, h []history.Op, env Env) Resu
 	res.Summary = r.Summary
 	res.Explanation = r.Explanation
 	res.Consumed = Consumed{Ops: r.Txns, Keys: r.Keys}
-	res.Details = map[string]any{"workload": string(t.o.Workload), "consistency_models": t.models(), "anomalies": t.o.Anomalies,
+	res.Details = map[string]any{"workload": string(t.o.Workload), "consistency_models": t.models(), "named_anomalies": t.o.Anomalies,
+		"cases":         r.Anomalies,
 		"anomaly_types": r.AnomalyTypes, "counts": r.Counts, "not": r.Not, "also_not": r.AlsoNot}
 	if len(r.Incomplete) > 0 {
 		res.Details["incomplete"] = r.Incomplete

@@ -301,3 +301,32 @@ func TestCompositeKeysAndValues(t *testing.T) {
 		})
 	}
 }
+
+// A cycle carries its edges as data (ops, relation, key), in order, so JSON
+// consumers need not parse the explanation.
+func TestCycleSteps(t *testing.T) {
+	r := check(t, txns(t,
+		"invoke 0 [[:append :x 1] [:r :y nil]]",
+		"invoke 1 [[:append :y 1] [:r :x nil]]",
+		"ok 0 [[:append :x 1] [:r :y [1]]]",
+		"ok 1 [[:append :y 1] [:r :x [1]]]",
+	), la())
+	cases := r.Anomalies["G1c"]
+	if len(cases) != 1 {
+		t.Fatalf("G1c cases %v (types %v)", cases, r.AnomalyTypes)
+	}
+	got := cases[0].Steps
+	want := []Step{{From: 2, To: 3, Rel: "wr", Key: ":x"}, {From: 3, To: 2, Rel: "wr", Key: ":y"}}
+	if len(got) != len(want) {
+		t.Fatalf("steps %+v", got)
+	}
+	for i := range want {
+		g := got[i]
+		if g.From != want[i].From || g.To != want[i].To || g.Rel != want[i].Rel || g.Key != want[i].Key || g.Why == "" {
+			t.Errorf("step %d: %+v, want %+v", i, g, want[i])
+		}
+	}
+	if a := r.Anomalies["G1c"][0]; a.Type != "G1c" || len(a.Ops) != 2 {
+		t.Errorf("anomaly %+v", a)
+	}
+}

@@ -68,25 +68,25 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // why says why transaction a precedes b by relation r, naming them na and
 // nb. short is a terse edge label ("wr :x").
-func (c *checker) why(a, b int32, r rel, na, nb string) (text, short string) {
+func (c *checker) why(a, b int32, r rel, na, nb string) (text, key string) {
 	h := c.h
 	switch r {
 	case process:
-		return fmt.Sprintf("%s and %s ran on process %d, in that order", na, nb, h.txns[a].process), "process"
+		return fmt.Sprintf("%s and %s ran on process %d, in that order", na, nb, h.txns[a].process), ""
 	case realtime:
 		return fmt.Sprintf("%s completed (op %d) before %s was invoked (op %d)",
-			na, h.ops[h.txns[a].comp].Index, nb, h.ops[h.txns[b].inv].Index), "realtime"
+			na, h.ops[h.txns[a].comp].Index, nb, h.ops[h.txns[b].inv].Index), ""
 	}
-	var text2, key string
+	var text2 string
 	if h.w == ListAppend {
 		text2, key = c.whyAppend(a, b, r, na, nb)
 	} else {
 		text2, key = c.whyRegister(a, b, r, na, nb)
 	}
 	if text2 == "" {
-		return fmt.Sprintf("%s precedes %s (%s)", na, nb, r), r.String()
+		return fmt.Sprintf("%s precedes %s (%s)", na, nb, r), ""
 	}
-	return text2, r.String() + " " + key
+	return text2, key
 }
 
 // whyAppend justifies a list-append dependency from the version orders.
@@ -240,11 +240,14 @@ func (c *checker) explainCycle(cy *cycle, typ string) Anomaly {
 		fmt.Fprintf(&b, "  (%d transactions in the middle of the cycle are not shown)\n", gap)
 		fmt.Fprintf(&dot, "  elided [label=%s, shape=plaintext];\n", dotQuote(fmt.Sprintf("… %d more steps …", gap+1)))
 	}
+	steps := make([]Step, 0, n)
 	for i, t := range cy.vs {
 		j := (i + 1) % n
+		text, key := c.why(t, cy.vs[j], cy.rels[i], name(i), name(j))
+		steps = append(steps, Step{From: h.opIndex(t), To: h.opIndex(cy.vs[j]), Rel: cy.rels[i].String(), Key: key, Why: text})
 		switch {
 		case shown(i) && shown(i+1):
-			text, short := c.why(t, cy.vs[j], cy.rels[i], name(i), name(j))
+			short := strings.TrimSpace(cy.rels[i].String() + " " + key)
 			fmt.Fprintf(&b, "  %s -%s-> %s: %s.\n", name(i), cy.rels[i], name(j), text)
 			fmt.Fprintf(&dot, "  %s -> %s [label=%s, color=%q];\n", name(i), name(j), dotQuote(short), relColor[cy.rels[i]])
 		case shown(i):
@@ -256,7 +259,7 @@ func (c *checker) explainCycle(cy *cycle, typ string) Anomaly {
 	}
 	dot.WriteString("}\n")
 	b.WriteString("Each edge means its first transaction took effect before its second, so going around the cycle each transaction must precede itself: no order of them can explain what the clients saw.")
-	return Anomaly{Ops: h.opIndexes(cy.vs...), Explanation: b.String(), DOT: dot.String()}
+	return Anomaly{Ops: h.opIndexes(cy.vs...), Steps: steps, Explanation: b.String(), DOT: dot.String()}
 }
 
 var relColor = map[rel]string{ww: "blue", wr: "darkgreen", rw: "red", process: "gray40", realtime: "orange"}

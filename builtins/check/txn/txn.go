@@ -125,10 +125,24 @@ const MaxAnomaliesPerType = 100
 
 // Anomaly is one case of an anomaly.
 type Anomaly struct {
-	Type string
+	Type string `json:"type"`
 	// Ops are the history indices (Op.Index) of the transactions involved:
 	// the completion's index, or the invocation's when there is none.
-	Ops         []int
-	Explanation string // words a person can follow
-	DOT         string // for cycle anomalies: Graphviz DOT of the cycle
+	Ops []int `json:"ops"`
+	// Steps are a cycle's edges in order, the last back to the first
+	// transaction; nil for an anomaly that is not a cycle.
+	Steps       []Step `json:"steps,omitempty"`
+	Explanation string `json:"explanation"` // words a person can follow
+	DOT         string `json:"-"`           // for cycle anomalies: Graphviz DOT of the cycle
+}
+
+// Step is one edge of a cycle: the transaction at op From precedes the one
+// at op To by relation Rel (ww, wr, rw, process, realtime), on Key for the
+// data relations.
+type Step struct {
+	From int    `json:"from"`
+	To   int    `json:"to"`
+	Rel  string `json:"rel"`
+	Key  string `json:"key,omitempty"`
+	Why  string `json:"why"`
 }
