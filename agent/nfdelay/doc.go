@@ -4,7 +4,11 @@
 //
 // The nemesis steers a node's input to the queue with an iptables NFQUEUE
 // rule carrying --queue-bypass, so if the agent dies packets flow
-// undelayed rather than being dropped. Delaying on input (at the receiver)
+// undelayed rather than being dropped. The rule sits in the mangle table:
+// NF_ACCEPT ends only the traversal of the table that queued the packet,
+// so a delayed packet goes on to the filter table, where the node's own
+// rules still apply to it (queued from filter INPUT it would skip them).
+// Delaying on input (at the receiver)
 // matters: a packet held on output stays charged to its sending socket,
 // and TCP small queues then cut throughput to a couple of packets in
 // flight.

@@ -66,10 +66,12 @@ func stopAgent(ctx context.Context, r control.Remote) error {
 
 // stopAgentFn is shared shell for HealAll: stop_agent PIDFILE stops the
 // delay agent named there (TERM, KILL after 3 s) if that pid still runs
-// the agent, not a process that reused its pid, and removes its files.
+// the agent, not a process that reused its pid, and removes its files, log
+// included (also when a crash came before the agent started: the state
+// file notes the agent before its upload).
 const stopAgentFn = `stop_agent() {
   pid=$(cat "$1" 2>/dev/null)
-  case $pid in ''|*[!0-9]*) rm -f "$1"; return 0;; esac
+  case $pid in ''|*[!0-9]*) rm -f "$1" ` + agentStats + ` ` + agentLog + `; return 0;; esac
   if tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ' agent nfdelay '; then
     kill -s TERM "$pid" 2>/dev/null
     i=0
@@ -80,6 +82,6 @@ const stopAgentFn = `stop_agent() {
     done
     echo "stopped agent $pid"
   fi
-  rm -f "$1" ` + agentStats + `
+  rm -f "$1" ` + agentStats + ` ` + agentLog + `
 }
 `

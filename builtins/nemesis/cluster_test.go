@@ -145,7 +145,7 @@ func noFaultlineLeft(t *testing.T, pool *control.Pool) {
 			t.Fatal(err)
 		}
 		out, err := runScript(ctx, r, "look for leftovers",
-			`iptables -w 5 -S | grep -i faultline; tc qdisc show | grep `+QdiscHandle+`; ls `+StateFile+` 2>/dev/null; true`)
+			`iptables -w 5 -S | grep -i faultline; iptables -w 5 -t mangle -S | grep -i faultline; tc qdisc show | grep `+QdiscHandle+`; ls `+StateFile+` 2>/dev/null; true`)
 		if err != nil {
 			t.Fatal(err)
 		}

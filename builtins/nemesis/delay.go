@@ -14,45 +14,62 @@ import (
 )
 
 // DelayChain holds the NFQUEUE rule steering a node's input to the delay
-// agent. Chain jumps to it after accepting loopback and the controller, so
-// the controller's own ssh is never delayed.
+// agent. It lives in the mangle table, jumped to from mangle INPUT, and
+// first RETURNs loopback and the controller, so the controller's own ssh is
+// never delayed.
+//
+// Why mangle and not filter: the agent's verdict is NF_ACCEPT, which ends
+// the traversal of the table that queued the packet. Queued from filter
+// INPUT, a delayed packet skipped the node's own filter rules after the
+// jump (its DROPs stopped holding). Queued from mangle INPUT (priority
+// -150), NF_ACCEPT only ends mangle: the packet goes on to the filter
+// table's INPUT hook, where the node's rules and faultline's drops apply
+// as to any other packet. The jump is appended to mangle INPUT, so the
+// node's own mangle rules (marks, say) see every packet before it is
+// queued. Marking packets and answering NF_REPEAT would work with the
+// filter table too, but would take a mark bit the node may use itself.
 const DelayChain = "FAULTLINE-DELAY"
 
-// delayLib is shared shell: delay_state prints what the nemesis reads back
-// about a delay: the recorded agent ("agent none" when StateFile names
-// none, else "agent PID alive|dead"), its stats ("stats none" or "stats
-// JSON"), then the INPUT jump count and DelayChain with counters, as
-// ParseChain reads them.
-const delayLib = `alive() { s=$(sed -n 's/^State:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null); case $s in ''|Z*|X*) return 1;; esac; }
+// delayLib is shared shell: mipt runs iptables on the mangle table;
+// delay_state prints what the nemesis reads back about a delay: the
+// recorded agent ("agent none" when StateFile names none, else "agent PID
+// alive|dead"), its stats ("stats none" or "stats JSON"), then the mangle
+// INPUT jump count and DelayChain with counters, as ParseChain reads them.
+const delayLib = `mipt() { iptables -w 5 -t mangle "$@"; }
+alive() { s=$(sed -n 's/^State:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null); case $s in ''|Z*|X*) return 1;; esac; }
 delay_state() {
   grep -qxF "agent ` + agentPidfile + `" ` + StateFile + ` 2>/dev/null || { echo "agent none"; return 0; }
   pid=$(cat ` + agentPidfile + ` 2>/dev/null)
   case $pid in ''|*[!0-9]*) echo "agent 0 dead";; *) if alive "$pid"; then echo "agent $pid alive"; else echo "agent $pid dead"; fi;; esac
   if [ -s ` + agentStats + ` ]; then echo "stats $(cat ` + agentStats + `)"; else echo "stats none"; fi
-  iptables -w 5 -S INPUT | grep -c -- '-j ` + Chain + `$' || true
-  iptables -w 5 -L ` + DelayChain + ` -v -x -n 2>/dev/null || true
+  mipt -S INPUT | grep -c -- '-j ` + DelayChain + `$' || true
+  mipt -L ` + DelayChain + ` -v -x -n 2>/dev/null || true
 }
 `
 
 // delayRuleScript waits up to 5 s for the agent's first stats (it has
-// bound the queue), then steers input to it from DelayChain and prints the
-// state back. $1 is the controller's address, $2 the queue.
-const delayRuleScript = iptablesLib + delayLib + `i=0
+// bound the queue), then builds DelayChain in the mangle table (the
+// exemptions, then the NFQUEUE rule), jumps to it from mangle INPUT and
+// prints the state back. $1 is the controller's address, $2 the queue.
+const delayRuleScript = delayLib + `i=0
 until [ -s ` + agentStats + ` ]; do
   i=$((i + 1))
   if [ "$i" -gt 50 ]; then echo "the delay agent wrote no stats in 5s: $(tail -n 3 ` + agentLog + ` 2>/dev/null)" >&2; exit 1; fi
   sleep 0.1
 done
-ensure "$1" || exit 1
-ipt -F ` + DelayChain + ` || exit 1
-ipt -A ` + DelayChain + ` -j NFQUEUE --queue-num "$2" --queue-bypass || exit 1
+mipt -N ` + DelayChain + ` 2>/dev/null || true
+mipt -F ` + DelayChain + ` || exit 1
+mipt -A ` + DelayChain + ` -i lo -j RETURN || exit 1
+if [ -n "$1" ]; then mipt -A ` + DelayChain + ` -s "$1" -j RETURN || exit 1; fi
+mipt -A ` + DelayChain + ` -j NFQUEUE --queue-num "$2" --queue-bypass || exit 1
+mipt -C INPUT -j ` + DelayChain + ` 2>/dev/null || mipt -A INPUT -j ` + DelayChain + ` || exit 1
 delay_state
 `
 
 // delayUnruleScript prints the state, then removes the rule; the agent is
 // stopped next, so no packet is queued to a stopping agent.
 const delayUnruleScript = delayLib + `delay_state
-iptables -w 5 -F ` + DelayChain + ` 2>/dev/null || true
+mipt -F ` + DelayChain + ` 2>/dev/null || true
 `
 
 // delayGoneScript prints the state after the agent stopped, then forgets
@@ -67,7 +84,7 @@ type delayState struct {
 	PID      int            // from the agent's pidfile; 0 if unreadable
 	Alive    bool           // the pid runs
 	Stats    *nfdelay.Stats // nil when the agent wrote none
-	Chain    ChainState     // INPUT jump and DelayChain
+	Chain    ChainState     // mangle INPUT's jump and DelayChain
 }
 
 // parseDelayState parses delayStateScript's output.
@@ -114,8 +131,8 @@ func (st delayState) queueRule() (Rule, bool) {
 	return Rule{}, false
 }
 
-// inEffect reports whether the delay is applied: the jump, the rule and a
-// live agent that has bound the queue (its stats name its pid).
+// inEffect reports whether the delay is applied: the jump, the NFQUEUE
+// rule and a live agent that has bound the queue (its stats name its pid).
 func (st delayState) inEffect() bool {
 	_, rule := st.queueRule()
 	return st.Chain.Jumped && rule && st.Alive && st.Stats != nil && st.Stats.PID == st.PID && st.Stats.Running

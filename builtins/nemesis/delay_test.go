@@ -101,7 +101,7 @@ func noDelayLeft(t *testing.T, pool *control.Pool, node string) {
 	ctx := context.Background()
 	r, _ := pool.Remote(ctx, node)
 	out, err := runScript(ctx, r, "look for delay leftovers",
-		`iptables -w 5 -S `+DelayChain+` | grep NFQUEUE; grep agent `+StateFile+`; ls `+agentStats+` 2>/dev/null; true`)
+		`iptables -w 5 -t mangle -S `+DelayChain+` | grep NFQUEUE; grep agent `+StateFile+`; ls `+agentStats+` 2>/dev/null; true`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,13 +39,17 @@
 // # Rules on the nodes
 //
 // iptables rules live only in faultline's chains (Chain, PartitionChain,
-// LossChain); Chain is jumped to from INPUT and first accepts loopback and
-// the controller's address (taken from the node's SSH_CLIENT), so the
-// controller is never cut off. Grudges are enforced at the receiver: node
-// a drops packets from each peer in grudge[a]. One-way partitions need no
-// OUTPUT rules. Loss uses the statistic match. Either iptables backend
+// LossChain); Chain is jumped to from INPUT and first returns loopback and
+// the controller's address (taken from the node's SSH_CLIENT) to INPUT, so
+// the controller is never cut off by a fault. No faultline rule accepts a
+// packet: faults add drops, and the node's own rules, its DROPs included,
+// still judge every packet a fault lets through. Grudges are enforced at
+// the receiver: node a drops packets from each peer in grudge[a]. One-way
+// partitions need no OUTPUT rules. Loss uses the statistic match. Either iptables backend
 // works (the same commands drive nft and legacy); HealAll cleans up with
-// every front end present, in case a crashed run used another one.
+// every backend present, in case a crashed run used another one, but asks
+// legacy iptables only about tables the node already has (asking loads
+// them).
 //
 // Pauses and fill files leave no name to find, so they are recorded in
 // StateFile on the node; qdiscs carry QdiscHandle. HealAll removes the
@@ -53,13 +57,21 @@
 // deletes recorded files; it is idempotent and needs no memory of the run,
 // which is what `faultline heal` relies on after a controller crash.
 //
+// A bandwidth or netem delay fault shapes only the cluster interface (the
+// one holding the address the controller's ssh session reached), and only
+// if its root qdisc is the kernel's default (handle 0:, which deleting
+// faultline's qdisc brings back) or faultline's own: a root qdisc the node
+// configured is never replaced; the fault is refused on that node, naming
+// the interface and the qdisc.
+//
 // # Missing capabilities
 //
 // Faults a node cannot take are reported, never faked: start-delay reads
 // the kernel's netem and NFQUEUE support first (Capabilities). Without
 // netem it uploads the faultline binary to the targets and runs it as a
-// delay agent (agent/nfdelay) fed by an NFQUEUE rule in DelayChain, with
-// --queue-bypass so traffic flows if the agent dies; it is landed when the
+// delay agent (agent/nfdelay) fed by an NFQUEUE rule in DelayChain (in
+// the mangle table, so a delayed packet still meets the node's filter
+// rules), with --queue-bypass so traffic flows if the agent dies; it is landed when the
 // rule and a live agent that bound the queue are read back, and its stats
 // file (packets delayed, mean delay applied) is the evidence. The agent's
 // pidfile is recorded in StateFile, so HealAll stops it. With neither, the

@@ -12,11 +12,17 @@ import (
 	"github.com/faultline/faultline/builtins/control"
 )
 
-// Chains faultline owns on every node (and DelayChain, in delay.go). Only
-// Chain is jumped to (from INPUT);
-// it accepts loopback and the controller, then hands over to the fault
-// chains, so stopping one fault flushes only its own chain and healing
-// deletes exactly these chains and that one jump.
+// Chains faultline owns on every node's filter table (and DelayChain, in
+// the mangle table: delay.go). Only Chain is jumped to (from INPUT); it
+// returns loopback and the controller to INPUT, then hands over to the
+// fault chains, so stopping one fault flushes only its own chain and
+// healing deletes exactly these chains and that one jump.
+//
+// No faultline rule ever ACCEPTs: a fault may add drops but must never
+// remove the node's own. The jump sits at INPUT 1 so a fault's DROP comes
+// before any ACCEPT of the node's, and every packet a fault does not drop
+// (the exempted loopback and controller included) RETURNs to INPUT, where
+// the node's own rules, DROPs included, still apply.
 const (
 	Chain          = "FAULTLINE"
 	PartitionChain = "FAULTLINE-PART"
@@ -25,16 +31,16 @@ const (
 
 // iptablesLib is shared shell: ipt runs iptables waiting for the xtables
 // lock; ensure builds faultline's chains and the jump, idempotently, with the
-// controller's address ($1) accepted before any fault rule.
+// controller's address ($1) exempted (RETURNed to INPUT, never accepted)
+// before any fault rule.
 const iptablesLib = `ipt() { iptables -w 5 "$@"; }
 ensure() {
-  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + ` ` + DelayChain + `; do ipt -N "$c" 2>/dev/null || true; done
+  for c in ` + Chain + ` ` + PartitionChain + ` ` + LossChain + `; do ipt -N "$c" 2>/dev/null || true; done
   ipt -F ` + Chain + ` || return 1
-  ipt -A ` + Chain + ` -i lo -j ACCEPT || return 1
-  if [ -n "$1" ]; then ipt -A ` + Chain + ` -s "$1" -j ACCEPT || return 1; fi
+  ipt -A ` + Chain + ` -i lo -j RETURN || return 1
+  if [ -n "$1" ]; then ipt -A ` + Chain + ` -s "$1" -j RETURN || return 1; fi
   ipt -A ` + Chain + ` -j ` + PartitionChain + ` || return 1
   ipt -A ` + Chain + ` -j ` + LossChain + ` || return 1
-  ipt -A ` + Chain + ` -j ` + DelayChain + ` || return 1
   ipt -C INPUT -j ` + Chain + ` 2>/dev/null || ipt -I INPUT 1 -j ` + Chain + `
 }
 `
