@@ -209,4 +209,5 @@ const (
 	clientKeyFile  = "id_ed25519"
 	authKeysFile   = "authorized_keys"
 	sshConfigFile  = "ssh_config"
+	madeParentFile = "made-parent" // present when Up created StateDir's parent
 )

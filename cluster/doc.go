@@ -30,6 +30,8 @@
 //	id_ed25519(.pub)     the client key, authorised as root on every node
 //	authorized_keys      what the nodes' sshd accept (append your own keys)
 //	ssh_config           for OpenSSH: `ssh -F StateDir/ssh_config n1`
+//	made-parent          present when Up created StateDir's parent, which
+//	                     Down then removes too if it is empty
 //	nX/                  sshd_config, ssh_host_ed25519_key(.pub), sshd.log,
 //	                     sshd.pid (host PID of the node's PID 1), fstab,
 //	                     hosts, hostname, and the node-private opt/ tmp/
@@ -42,5 +44,6 @@
 // deletes the namespaces, veths and bridge, and removes StateDir; it matches
 // only names built from its own prefix and bridge, and is safe to repeat.
 // Up and Down serialise on an flock of StateDir's parent directory, which
-// Up creates if needed and Down leaves in place.
+// Up creates if needed; Down removes it only if that Up created it and it
+// is empty, so up then down leaves the host as it was.
 package cluster

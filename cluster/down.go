@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 )
 
 // Down removes the cluster: every process in its namespaces, the namespaces,
@@ -26,10 +27,12 @@ func Down(ctx context.Context, cfg Config) error {
 	parent := filepath.Dir(c.StateDir)
 	if _, err := os.Stat(parent); err == nil {
 		unlock, err := lockDir(ctx, parent)
-		if err != nil {
+		switch {
+		case err == nil:
+			defer unlock()
+		case !errors.Is(err, os.ErrNotExist): // gone: another Down removed it all
 			return err
 		}
-		defer unlock()
 	}
 	rec, recorded, recErr := readRecord(c.StateDir)
 	if recorded {
@@ -44,7 +47,27 @@ func Down(ctx context.Context, cfg Config) error {
 	}
 	// A corrupt record still marks StateDir as the cluster's.
 	if recorded || recErr != nil {
-		return removeStateDir(c.StateDir)
+		return removeStateDirAndParent(c.StateDir)
+	}
+	return nil
+}
+
+// removeStateDirAndParent is removeStateDir, then removes StateDir's parent
+// as well when the Up that made the cluster created it (its note
+// madeParentFile is in StateDir) and it is empty: up and down with the
+// default /var/lib/faultline/cluster leave no /var/lib/faultline behind,
+// while a parent that was there before, or holds anything, stays.
+func removeStateDirAndParent(dir string) error {
+	_, err := os.Stat(filepath.Join(dir, madeParentFile))
+	madeParent := err == nil
+	if err := removeStateDir(dir); err != nil {
+		return err
+	}
+	if !madeParent {
+		return nil
+	}
+	if err := os.Remove(filepath.Dir(dir)); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTEMPTY) && !errors.Is(err, syscall.EEXIST) {
+		return fmt.Errorf("remove %s, which cluster up created: %w", filepath.Dir(dir), err)
 	}
 	return nil
 }
@@ -117,7 +140,7 @@ func removeStateDir(dir string) error {
 			}
 		}
 	}
-	for _, f := range slices.Concat(stateFiles, []string{recordFile}) {
+	for _, f := range slices.Concat(stateFiles, []string{madeParentFile, recordFile}) {
 		for _, p := range []string{filepath.Join(dir, f), filepath.Join(dir, f+".tmp")} {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("remove state dir: %w", err)

@@ -28,10 +28,21 @@ func Up(ctx context.Context, cfg Config) (*State, error) {
 		return nil, err
 	}
 	parent := filepath.Dir(c.StateDir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("cluster up: %w", err)
+	// Down removes the parent again when Up made it (and nothing else is
+	// in it), so that up then down leaves the host as it was.
+	madeParent := false
+	var unlock func()
+	for range 3 { // a Down may remove the parent between MkdirAll and the lock
+		if _, err := os.Stat(parent); errors.Is(err, os.ErrNotExist) {
+			madeParent = true
+		}
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return nil, fmt.Errorf("cluster up: %w", err)
+		}
+		if unlock, err = lockDir(ctx, parent); err == nil || !errors.Is(err, os.ErrNotExist) {
+			break
+		}
 	}
-	unlock, err := lockDir(ctx, parent)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +82,7 @@ func Up(ctx context.Context, cfg Config) (*State, error) {
 		}
 	default:
 		st.Action = Created
-		if err := create(ctx, paths, c, recorded); err != nil {
+		if err := create(ctx, paths, c, recorded, madeParent); err != nil {
 			return nil, err
 		}
 		if err := finish(ctx, c, st); err != nil {
@@ -103,8 +114,9 @@ func filesIntact(c Config) bool {
 
 // create builds the whole cluster after clearing whatever carries its names.
 // On failure it removes what it built (sshd's log is in the error), so a
-// failed Up leaves the host as it found it.
-func create(ctx context.Context, paths map[string]string, c Config, recorded bool) (err error) {
+// failed Up leaves the host as it found it. madeParent says this Up created
+// StateDir's parent; a rebuilt cluster keeps what its first Up noted.
+func create(ctx context.Context, paths map[string]string, c Config, recorded, madeParent bool) (err error) {
 	h, err := findHostNet(c)
 	if err != nil {
 		return err
@@ -113,6 +125,9 @@ func create(ctx context.Context, paths map[string]string, c Config, recorded boo
 		return err
 	}
 	if recorded {
+		if _, err := os.Stat(c.path(madeParentFile)); err == nil {
+			madeParent = true
+		}
 		if err := removeStateDir(c.StateDir); err != nil {
 			return err
 		}
@@ -126,6 +141,11 @@ func create(ctx context.Context, paths map[string]string, c Config, recorded boo
 	if err := writeFile(c.path(recordFile), renderRecord(c), 0o644); err != nil {
 		return err
 	}
+	if madeParent {
+		if err := writeFile(c.path(madeParentFile), []byte(filepath.Dir(c.StateDir)+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
 	defer func() {
 		if err == nil {
 			return
@@ -135,7 +155,7 @@ func create(ctx context.Context, paths map[string]string, c Config, recorded boo
 			ferr = teardown(context.WithoutCancel(ctx), paths, c, h, allIndices(c, h))
 		}
 		if ferr == nil {
-			ferr = removeStateDir(c.StateDir)
+			ferr = removeStateDirAndParent(c.StateDir)
 		}
 		if ferr != nil {
 			err = errors.Join(err, fmt.Errorf("clean up after failed up (run down): %w", ferr))

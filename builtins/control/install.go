@@ -42,7 +42,10 @@ func InstallBinary(ctx context.Context, r Remote, local, name string) (string, b
 	if ok, err := Exists(ctx, r, remote); err != nil || ok {
 		return remote, false, err
 	}
-	if _, err := r.Run(ctx, Cmd{Argv: []string{"mkdir", "-p", BinDir}}); err != nil {
+	// An upload a crash cut off left its temporary here; this upload
+	// removes it (one in flight elsewhere is younger than a minute).
+	prep := "mkdir -p " + BinDir + "\n" + SweepIdleUploads
+	if _, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", prep}, Label: "install: prepare " + BinDir}); err != nil {
 		return "", false, err
 	}
 	if err := r.Upload(ctx, local, remote); err != nil {
@@ -50,6 +53,31 @@ func InstallBinary(ctx context.Context, r Remote, local, name string) (string, b
 	}
 	return remote, true, nil
 }
+
+// UploadTempSuffix ends the name of every upload's temporary file, made
+// beside its destination (.<name>.<random>.faultline-tmp) and renamed over
+// it when complete; a controller killed mid-upload leaves it behind.
+const UploadTempSuffix = ".faultline-tmp"
+
+// SweepUploads is shell that removes from BinDir, faultline's own directory
+// on a node, the temporaries of uploads that never completed, printing
+// "removed upload temporary PATH" for each. Only regular files named as an
+// upload's temporary are touched. Heal runs it, after a crash.
+const SweepUploads = `for f in ` + BinDir + `/.*` + UploadTempSuffix + `; do
+  [ -f "$f" ] && [ ! -L "$f" ] || continue
+  rm -f -- "$f" && echo "removed upload temporary $f"
+done
+`
+
+// SweepIdleUploads is SweepUploads for a live run: a temporary written to
+// in the last minute is left alone, as it may be an upload in flight (an
+// upload writes without pause).
+const SweepIdleUploads = `for f in ` + BinDir + `/.*` + UploadTempSuffix + `; do
+  [ -f "$f" ] && [ ! -L "$f" ] || continue
+  [ -n "$(find "$f" -prune -mmin +1)" ] || continue
+  rm -f -- "$f" && echo "removed upload temporary $f"
+done
+`
 
 var (
 	sumsMu sync.Mutex

@@ -131,6 +131,11 @@ func checkName(n string) error {
 	if n == "" {
 		return fmt.Errorf("empty node name")
 	}
+	if strings.Trim(n, ".") == "" {
+		// A node's name becomes a directory (its logs/<node>/, a --local
+		// node's root): "." or ".." would be the parent itself or above it.
+		return fmt.Errorf("node name %q names no directory of its own", n)
+	}
 	for i := 0; i < len(n); i++ {
 		c := n[i]
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-_:[]", c) >= 0) {

@@ -81,7 +81,7 @@ func (r *sshRemote) withSFTP(ctx context.Context, fn func(*sftp.Client) error) e
 }
 
 func upload(ctx context.Context, sc *sftp.Client, in *os.File, st fs.FileInfo, remote string) (err error) {
-	tmp := path.Join(path.Dir(remote), "."+path.Base(remote)+"."+randomSuffix()+".faultline-tmp")
+	tmp := path.Join(path.Dir(remote), "."+path.Base(remote)+"."+randomSuffix()+UploadTempSuffix)
 	f, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", tmp, err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/pflag"
 
 	"github.com/faultline/faultline/builtins/control"
@@ -49,7 +51,7 @@ func (f *nodeFlags) pool(seed uint64) (*control.Pool, func() error, error) {
 				names = append(names, n.Name)
 			}
 		}
-		return localPool(names, seed)
+		return localPool(names, seed, os.Stderr)
 	}
 	p, err := f.sshPool()
 	if p == nil || err != nil {

@@ -196,6 +196,7 @@ func runRecorded(ctx context.Context, t recorded, events []interp.Event, dir str
 		return nil, err
 	}
 	defer release()
+	noteLocalSession(pool, dir) // a killed --local run's node logs go here
 	loaded, err := interp.Load(ctx, script, interp.LoadOptions{Libs: libs, Seed: t.header.Seed, Print: stderr, Pool: pool})
 	if err != nil && len(libs) == 0 {
 		// The schedule does not record load roots; the printed replay

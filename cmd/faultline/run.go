@@ -188,6 +188,7 @@ func runScript(cmd *cobra.Command, f runFlags, path string) error {
 	if err != nil {
 		return err
 	}
+	noteLocalSession(pool, sess.Dir) // a killed --local run's node logs go here
 	header := report.Header{Plan: path, Seed: f.seed, Tier: f.tier, SUT: "in-process or as the script declares"}
 
 	var outcomes []scenarioOutcome

@@ -62,6 +62,7 @@ func runPlan(ctx context.Context, cmd interface {
 	if err != nil {
 		return err
 	}
+	noteLocalSession(pool, sess.Dir) // a killed --local run's node logs go here
 	harness := filepath.Join(sess.Dir, "artifacts", "harness")
 	if err := os.MkdirAll(harness, 0o755); err != nil {
 		return err
