@@ -291,6 +291,12 @@ func (e *ednEncoder) object(m map[string]any) {
 	e.leave()
 }
 
+// IsKeywordName reports whether :s is a keyword FormatEDN and WriteEDN write
+// as a keyword (see isKeywordName); any other Keyword is written as a string.
+// Readers of other notations that must read FormatEDN's output back (the
+// --init parser) accept exactly these names after a ':'.
+func IsKeywordName(s string) bool { return isKeywordName(s) }
+
 // isKeywordName reports whether :s is a keyword that every EDN reader
 // accepts, Clojure's clojure.edn and LispReader among them, and reads back as
 // the keyword s. It follows the EDN spec's symbol rules, and Clojure's where

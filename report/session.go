@@ -39,9 +39,11 @@ var subdirs = []string{"logs", "metrics", "artifacts", "findings"}
 var slugUnsafe = regexp.MustCompile(`[^a-z0-9._-]+`)
 
 // Slug turns a plan or script file name into the session's directory name.
+// It never starts or ends with a dot, so a file named "...star" cannot make
+// the slug "..", a session directory above the sessions root.
 func Slug(path string) string {
 	base := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
-	s := strings.Trim(slugUnsafe.ReplaceAllString(base, "-"), "-")
+	s := strings.Trim(slugUnsafe.ReplaceAllString(base, "-"), "-.")
 	if s == "" {
 		return "session"
 	}

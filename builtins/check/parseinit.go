@@ -146,8 +146,9 @@ func (p *initParser) mapKey() (string, error) {
 			return "", err
 		}
 		p.skipSpace()
-		// A ':' followed by a name starts a keyword value, not a separator.
-		if p.peekAt(0) == ':' && !isKeywordStart(p.peekAt(1)) {
+		// A ':' followed by a keyword name starts a keyword value, not a
+		// separator: {"k" :v} is EDN, and FormatEDN writes it so.
+		if p.peekAt(0) == ':' && p.keywordAt(p.i+1) == "" {
 			p.i++
 		}
 		return k, nil
@@ -202,12 +203,45 @@ func (p *initParser) str() (string, error) {
 	return "", p.errorf("string is not closed with '\"'")
 }
 
+// keyword reads :name. The names accepted are exactly those FormatEDN writes
+// as keywords (history.IsKeywordName), so every value it prints reads back:
+// EDN allows more than a bare word does ($, %, &, ':' and '#' inside, a
+// leading * or -, letters of any script), and a name such as a/b/c, which
+// FormatEDN would write as a string, is refused rather than taken as a
+// keyword that cannot be printed as one.
 func (p *initParser) keyword() (string, error) {
 	p.i++ // the ':'
-	if !isKeywordStart(p.peekAt(0)) {
+	name := p.keywordAt(p.i)
+	if name == "" {
+		if tok := p.s[p.i:keywordEnd(p.s, p.i)]; tok != "" {
+			return "", p.errorf("keyword name expected after ':', found %q (write a string: \"%s\")", tok, tok)
+		}
 		return "", p.errorf("keyword name expected after ':'")
 	}
-	return p.word(), nil
+	p.i += len(name)
+	return name, nil
+}
+
+// keywordAt returns the keyword name that starts at offset i, or "" when the
+// token there is not one.
+func (p *initParser) keywordAt(i int) string {
+	if i > len(p.s) {
+		return ""
+	}
+	tok := p.s[i:keywordEnd(p.s, i)]
+	if !history.IsKeywordName(tok) {
+		return ""
+	}
+	return tok
+}
+
+// keywordEnd returns where the keyword token starting at i ends: at a
+// delimiter of this notation or of EDN, or at a control byte.
+func keywordEnd(s string, i int) int {
+	for i < len(s) && s[i] > ' ' && s[i] != 0x7f && strings.IndexByte(",[]{}\"();\\", s[i]) < 0 {
+		i++
+	}
+	return i
 }
 
 func (p *initParser) word() string {

@@ -40,6 +40,11 @@ func TestParseInit(t *testing.T) {
 		{`{"x" 1}`, map[string]any{"x": int64(1)}},
 		{"{}", map[string]any{}},
 		{"{a:{b:[1 {c:2}]}}", map[string]any{"a": map[string]any{"b": []any{int64(1), map[string]any{"c": int64(2)}}}}},
+		// EDN keyword names beyond a bare word, as FormatEDN writes them.
+		{"{:$ 0, :a:b 1, :*x 2, :- 3, :é 4}", map[string]any{"$": int64(0), "a:b": int64(1), "*x": int64(2), "-": int64(3), "é": int64(4)}},
+		{"[:a# :ns/name :<=]", []any{history.Keyword("a#"), history.Keyword("ns/name"), history.Keyword("<=")}},
+		{`{"000":A0}`, map[string]any{"000": history.Keyword("A0")}},
+		{`{"x":-1}`, map[string]any{"x": int64(-1)}},
 	}
 	for _, tt := range tests {
 		got, err := ParseInit(tt.in)
@@ -73,6 +78,11 @@ func TestParseInitErrors(t *testing.T) {
 		{":1", "keyword name expected"},
 		{"@", `unexpected '@'`},
 		{"{x:abc}", `map key "x": offset 3: bare word`},
+		// FormatEDN writes these as strings, so a keyword of that name could
+		// not be printed back as one.
+		{":a/b/c", `keyword name expected after ':', found "a/b/c"`},
+		{":a/", `found "a/"`},
+		{":a::b", `found "a::b"`},
 		{strings.Repeat("[", 100), "nested deeper than 64 levels"},
 	}
 	for _, tt := range tests {
@@ -106,6 +116,30 @@ func FuzzParseInit(f *testing.F) {
 			t.Fatalf("equal values %s hash differently", text)
 		}
 	})
+}
+
+// TestParseInitReadsFormatValue: every map key and keyword FormatEDN writes
+// as a keyword reads back as the same value (issue 16: {"$":0} printed as
+// {:$ 0}, which the parser refused).
+func TestParseInitReadsFormatValue(t *testing.T) {
+	values := []any{
+		map[string]any{"$": int64(0)},
+		map[string]any{"a#": int64(0), "a:b": nil, "*x": true, "-": "s", ".": 1.5, "+": int64(1), "-a": int64(2)},
+		map[string]any{"é": history.Keyword("ü"), "ns/n": history.Keyword("ns/n")},
+		[]any{history.Keyword("$"), history.Keyword("%&"), history.Keyword("a/b/c"), history.Keyword("1x")},
+		history.Set{history.Keyword("<>"), history.Keyword("=")},
+	}
+	for _, v := range values {
+		text := formatValue(v)
+		back, err := ParseInit(text)
+		if err != nil {
+			t.Errorf("FormatEDN(%#v) = %s, which ParseInit refuses: %v", v, text, err)
+			continue
+		}
+		if !history.Equal(v, back) || formatValue(back) != text {
+			t.Errorf("round trip of %s gave %s", text, formatValue(back))
+		}
+	}
 }
 
 func TestFormatValue(t *testing.T) {
