@@ -15,7 +15,7 @@ import (
 	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 // etcdClusterConfig is distinct from every other test's cluster, so the
@@ -27,31 +27,7 @@ var etcdClusterConfig = cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-t
 // it; the cluster goes down when the test ends.
 func etcdPool(t *testing.T) *control.Pool {
 	t.Helper()
-	integration.NeedRoot(t)
-	integration.NeedCommand(t, "etcd")
-	integration.NeedCommand(t, "curl")
-	integration.NeedCommand(t, "sshd")
-	integration.NeedCommand(t, "iptables")
-	st, err := cluster.Up(context.Background(), etcdClusterConfig)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), etcdClusterConfig); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(etcdClusterConfig.StateDir))
-	})
-	nodes, err := control.ReadNodesFile(st.NodesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool, err := control.NewPool(nodes, control.SSHDialer(control.SSHConfig{KeyFiles: []string{st.ClientKey}, KnownHosts: st.KnownHosts}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	return pool
+	return testcluster.Pool(t, testcluster.Up(t, etcdClusterConfig, "etcd", "curl", "iptables"))
 }
 
 // runEtcd loads src with the pool and runs its one scenario.
@@ -333,28 +309,7 @@ var partitionBenchConfig = cluster.Config{Nodes: 5, StateDir: "/var/lib/faultlin
 // is not timed. Run with -benchtime=10x for ten samples; it reports their
 // min, median and max.
 func BenchmarkPartitionLanded(b *testing.B) {
-	integration.NeedRoot(b)
-	integration.NeedCommand(b, "sshd")
-	integration.NeedCommand(b, "iptables")
-	st, err := cluster.Up(context.Background(), partitionBenchConfig)
-	if err != nil {
-		b.Fatalf("cluster up: %v", err)
-	}
-	b.Cleanup(func() {
-		if err := cluster.Down(context.Background(), partitionBenchConfig); err != nil {
-			b.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(partitionBenchConfig.StateDir))
-	})
-	nodes, err := control.ReadNodesFile(st.NodesFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	pool, err := control.NewPool(nodes, control.SSHDialer(control.SSHConfig{KeyFiles: []string{st.ClientKey}, KnownHosts: st.KnownHosts}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
+	pool := testcluster.Pool(b, testcluster.Up(b, partitionBenchConfig, "iptables"))
 	w, err := nemesis.New(nemesis.Options{Pool: pool, Seed: 1})
 	if err != nil {
 		b.Fatal(err)

@@ -3,8 +3,6 @@ package nemesis
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +10,7 @@ import (
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 // testCluster is the cluster the integration tests share: its own prefix,
@@ -31,31 +29,8 @@ func upCluster(t *testing.T) (*cluster.State, *control.Pool) {
 // upClusterWith is upCluster for a cluster of the test's own.
 func upClusterWith(t *testing.T, cfg cluster.Config) (*cluster.State, *control.Pool) {
 	t.Helper()
-	integration.NeedRoot(t)
-	for _, c := range []string{"ip", "unshare", "sshd", "iptables", "tc", "bash"} {
-		integration.NeedCommand(t, c)
-	}
-	ctx := context.Background()
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), cfg); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(cfg.StateDir))
-	})
-	st, err := cluster.Up(ctx, cfg)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	var nodes []control.Node
-	for _, n := range st.Nodes {
-		nodes = append(nodes, control.Node{Name: n.Name, Host: n.Addr.Addr().String(), Port: int(n.Addr.Port())})
-	}
-	pool, err := control.NewPool(nodes, control.SSHDialer(control.SSHConfig{KeyFiles: []string{st.ClientKey}, KnownHosts: st.KnownHosts}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	return st, pool
+	st := testcluster.Up(t, cfg, "iptables", "tc", "bash")
+	return st, testcluster.Pool(t, st)
 }
 
 // reachScript tries a TCP connection to port 22 of every address given, in

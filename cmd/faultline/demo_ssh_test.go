@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 var demoSSHClusterConfig = cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-test-demossh/cluster",
@@ -23,16 +23,7 @@ func TestDemoPlanOverSSH(t *testing.T) {
 	for _, tool := range []string{"sshd", "iptables", "ip", "unshare"} {
 		integration.NeedCommand(t, tool)
 	}
-	st, err := cluster.Up(context.Background(), demoSSHClusterConfig)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), demoSSHClusterConfig); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(demoSSHClusterConfig.StateDir))
-	})
+	st := testcluster.Up(t, demoSSHClusterConfig)
 	out := t.TempDir()
 	plan := filepath.Join("..", "..", "examples", "plans", "demo.md")
 	suite := filepath.Join("..", "..", "examples", "demo", "faultline.star")

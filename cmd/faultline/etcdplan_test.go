@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 // etcdPlanClusterConfig is distinct from every other test's cluster (prefix,
@@ -90,16 +90,7 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err := cluster.Up(context.Background(), etcdPlanClusterConfig)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), etcdPlanClusterConfig); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(etcdPlanClusterConfig.StateDir))
-	})
+	st := testcluster.Up(t, etcdPlanClusterConfig)
 
 	out := filepath.Join(dir, "out")
 	began := time.Now()

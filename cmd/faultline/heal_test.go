@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 // A run interrupted mid-fault heals on its way out; a controller killed
@@ -23,16 +23,7 @@ func TestHealAfterKilledController(t *testing.T) {
 		integration.NeedCommand(t, tool)
 	}
 	cfg := cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-test-heal/cluster", Subnet: "10.82.0.0/24", Prefix: "flh"}
-	st, err := cluster.Up(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), cfg); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll("/var/lib/faultline-test-heal")
-	})
+	st := testcluster.Up(t, cfg)
 	sshArgs := []string{"--nodes-file", st.NodesFile, "--known-hosts", st.KnownHosts, "--ssh-key", st.ClientKey}
 
 	dir := t.TempDir()

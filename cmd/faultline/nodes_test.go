@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 // A script reaches real nodes of a local netns cluster over SSH, with strict
@@ -20,16 +20,7 @@ func TestRunReachesClusterNodesOverSSH(t *testing.T) {
 	}
 	cfg := cluster.Config{Nodes: 2, StateDir: filepath.Join("/var/lib/faultline-test-cmd", "cluster"),
 		Subnet: "10.80.0.0/24", Prefix: "flc"}
-	st, err := cluster.Up(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), cfg); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll("/var/lib/faultline-test-cmd")
-	})
+	st := testcluster.Up(t, cfg)
 
 	dir := t.TempDir()
 	script := filepath.Join(dir, "nodes.star")

@@ -20,6 +20,7 @@ import (
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 // The reliability test's own cluster: its prefix, subnet and state dir are
@@ -405,27 +406,8 @@ func buildFaultline(t *testing.T) string {
 // returns a pool reaching its nodes over ssh.
 func upReliabilityCluster(t *testing.T) (*cluster.State, *control.Pool) {
 	t.Helper()
-	cfg := reliabilityClusterConfig
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), cfg); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(cfg.StateDir))
-	})
-	st, err := cluster.Up(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	var nodes []control.Node
-	for _, n := range st.Nodes {
-		nodes = append(nodes, control.Node{Name: n.Name, Host: n.Addr.Addr().String(), Port: int(n.Addr.Port())})
-	}
-	pool, err := control.NewPool(nodes, control.SSHDialer(control.SSHConfig{KeyFiles: []string{st.ClientKey}, KnownHosts: st.KnownHosts}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pool.Close() })
-	return st, pool
+	st := testcluster.Up(t, reliabilityClusterConfig)
+	return st, testcluster.Pool(t, st)
 }
 
 // ownState is what installOwn made: the node's own pids, by node, and the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testcluster"
 )
 
 var rerunClusterConfig = cluster.Config{Nodes: 3, Prefix: "flz", Subnet: "10.95.0.0/24",
@@ -41,16 +41,7 @@ func TestRerunAfterCrashAndHeal(t *testing.T) {
 	for _, tool := range []string{"sshd", "iptables", "ip", "unshare", "pgrep"} {
 		integration.NeedCommand(t, tool)
 	}
-	st, err := cluster.Up(context.Background(), rerunClusterConfig)
-	if err != nil {
-		t.Fatalf("cluster up: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Down(context.Background(), rerunClusterConfig); err != nil {
-			t.Errorf("cluster down: %v", err)
-		}
-		os.RemoveAll(filepath.Dir(rerunClusterConfig.StateDir))
-	})
+	st := testcluster.Up(t, rerunClusterConfig)
 	sshArgs := []string{"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "rerun.star")

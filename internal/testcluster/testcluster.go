@@ -1,0 +1,55 @@
+// Package testcluster gives an integration test a netns cluster of its own
+// (cluster.Up with the test's prefix, subnet and state dir) and a pool
+// reaching its nodes over SSH, and takes both down when the test ends.
+package testcluster
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/integration"
+)
+
+// Up requires root and the commands a netns cluster needs, plus tools
+// (missing ones fail the test under FAULTLINE_REQUIRE_INTEGRATION=1, skip
+// it otherwise), brings cfg up, and when the test ends takes it down and
+// removes its state dir's parent, which a test's own config names.
+func Up(t testing.TB, cfg cluster.Config, tools ...string) *cluster.State {
+	t.Helper()
+	integration.NeedRoot(t)
+	for _, c := range append([]string{"ip", "unshare", "sshd"}, tools...) {
+		integration.NeedCommand(t, c)
+	}
+	t.Cleanup(func() {
+		if err := cluster.Down(context.Background(), cfg); err != nil {
+			t.Errorf("cluster down: %v", err)
+		}
+		os.RemoveAll(filepath.Dir(cfg.StateDir))
+	})
+	st, err := cluster.Up(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("cluster up: %v", err)
+	}
+	return st
+}
+
+// Pool returns a pool reaching st's nodes, and any extra ones, over SSH
+// with the cluster's client key and strict known_hosts; it is closed when
+// the test ends (before the cluster goes down).
+func Pool(t testing.TB, st *cluster.State, extra ...control.Node) *control.Pool {
+	t.Helper()
+	nodes := make([]control.Node, 0, len(st.Nodes)+len(extra))
+	for _, n := range st.Nodes {
+		nodes = append(nodes, control.Node{Name: n.Name, Host: n.Addr.Addr().String(), Port: int(n.Addr.Port())})
+	}
+	pool, err := control.NewPool(append(nodes, extra...), control.SSHDialer(control.SSHConfig{KeyFiles: []string{st.ClientKey}, KnownHosts: st.KnownHosts}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	return pool
+}
