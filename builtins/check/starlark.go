@@ -115,14 +115,46 @@ func starLinearizable(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 }
 
 // starTransactional is check.transactional(workload, consistency_models=[],
-// anomalies=[], cycle_search_timeout="", wfr_keys=False).
+// anomalies=[], cycle_search_timeout="", wfr_keys=False,
+// sequential_keys=False, linearizable_keys=False, transaction_order={},
+// init=None): Elle's options; transaction_order maps a completion's history
+// index to its commit position, init (rw-register) is the initial state.
 func starTransactional(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var workload, budget string
 	var models, anomalies *starlark.List
+	var order *starlark.Dict
+	var init starlark.Value
 	o := TransactionalOptions{}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "workload", &workload, "consistency_models?", &models,
-		"anomalies?", &anomalies, "cycle_search_timeout?", &budget, "wfr_keys?", &o.WritesFollowReads); err != nil {
+		"anomalies?", &anomalies, "cycle_search_timeout?", &budget, "wfr_keys?", &o.WritesFollowReads,
+		"sequential_keys?", &o.SequentialKeys, "linearizable_keys?", &o.LinearizableKeys,
+		"transaction_order?", &order, "init?", &init); err != nil {
 		return nil, err
+	}
+	if order != nil {
+		o.TransactionOrder = map[int64]int{}
+		for _, it := range order.Items() {
+			idx, err1 := starlark.AsInt32(it[0])
+			pos, err2 := starlark.AsInt32(it[1])
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("%s: transaction_order: want {completion index: position} of ints, got %s: %s", b.Name(), it[0], it[1])
+			}
+			o.TransactionOrder[int64(idx)] = pos
+		}
+	}
+	if init != nil {
+		iv, err := starval.ToGo(init)
+		if err != nil {
+			return nil, fmt.Errorf("%s: init: %w", b.Name(), err)
+		}
+		o.Init, o.HasInit = iv, true
+	} else if workload == "rw-register" {
+		// A faultline run starts from a clean db (teardown, then setup), so
+		// every key starts at nil and a read of a value nobody wrote is a
+		// garbage read; a script testing a store with data in it says so
+		// with init=. (faultline check, reading someone else's history,
+		// follows Elle instead: without --init the start is unknown.)
+		o.HasInit = true
 	}
 	o.Workload = workload
 	var err error

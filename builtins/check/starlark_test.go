@@ -1,9 +1,11 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/history"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -113,6 +115,68 @@ text = str(g1c)
 		`check.transactional(workload = "list-append", wfr_keys = True)`:               "writes-follow-reads applies to rw-register only",
 		`check.transactional(workload = "list-append", cycle_search_timeout = "soon")`: "cycle_search_timeout: want a positive duration",
 		`check.transactional(workload = "list-append", anomalies = "G1")`:              "anomalies",
+	} {
+		if _, err := exec(t, src); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one containing %q", src, err, want)
+		}
+	}
+}
+
+// check.transactional passes rw-register's version-order options and its
+// initial state through: a linearizable-keys stale read is cyclic-versions,
+// and a read of the given initial state is fine while another unwritten value
+// is garbage.
+func TestStarlarkTransactionalRegisterOptions(t *testing.T) {
+	g, err := exec(t, `
+plain = check.transactional(workload = "rw-register", consistency_models = ["read-uncommitted"])
+lin = check.transactional(workload = "rw-register", consistency_models = ["read-uncommitted"], linearizable_keys = True)
+seq = check.transactional(workload = "rw-register", consistency_models = ["read-uncommitted"], sequential_keys = True)
+order = check.transactional(workload = "rw-register", consistency_models = ["PL-3"], transaction_order = {1: 2, 3: 1})
+init0 = check.transactional(workload = "rw-register", consistency_models = ["read-uncommitted"], init = 0)
+inity = check.transactional(workload = "rw-register", consistency_models = ["read-uncommitted"], init = {"y": 0})
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Process 0 writes x = 1, then process 1 reads x = nil: by linearizable
+	// keys, nil came after 1, against the initial state.
+	stale := jlog(t, "0 :invoke :txn [[:w :x 1]]", "0 :ok :txn [[:w :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x nil]]")
+	// The same, reading x = 0, which nobody wrote.
+	pre := jlog(t, "0 :invoke :txn [[:w :x 1]]", "0 :ok :txn [[:w :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x 0]]")
+	// T1 read x = nil then T2 wrote x = 3; the given order puts T2 first.
+	skew := jlog(t, "0 :invoke :txn [[:r :x nil] [:w :y 2]]", "0 :ok :txn [[:r :x nil] [:w :y 2]]",
+		"1 :invoke :txn [[:w :x 3] [:w :y 4]]", "1 :ok :txn [[:w :x 3] [:w :y 4]]")
+	cases := []struct {
+		name  string
+		h     []history.Op
+		want  Validity
+		types string
+	}{
+		{"plain", stale, Valid, "[]"},
+		{"lin", stale, Invalid, "[cyclic-versions]"},
+		{"seq", stale, Valid, "[]"},                          // two processes: no order
+		{"plain", pre, Invalid, "[empty-transaction-graph garbage-read]"}, // a run starts from a clean db: every key nil
+		{"init0", pre, Valid, "[]"},
+		{"inity", pre, Invalid, "[empty-transaction-graph garbage-read]"},
+		{"plain", skew, Valid, "[]"},
+		{"order", skew, Invalid, "[G-single-item]"},
+	}
+	if want := `check.transactional(workload="rw-register", consistency_models=["read-uncommitted"], linearizable_keys=True, init=nil)`; g["lin"].String() != want {
+		t.Errorf("str is %s, want %s", g["lin"], want)
+	}
+	for _, tc := range cases {
+		c, _ := FromStarlark(g[tc.name])
+		r := run(t, c, tc.h)
+		if r.Valid != tc.want || fmt.Sprint(r.Details["anomaly_types"]) != tc.types {
+			t.Errorf("%s: %s %v, want %s %s: %s", tc.name, r.Valid, r.Details["anomaly_types"], tc.want, tc.types, r.Summary)
+		}
+	}
+	for src, want := range map[string]string{
+		`check.transactional(workload = "list-append", sequential_keys = True)`:       "sequential-keys applies to rw-register only",
+		`check.transactional(workload = "list-append", init = 0)`:                     "an initial state applies to rw-register only",
+		`check.transactional(workload = "rw-register", transaction_order = {"a": 1})`: "transaction_order: want {completion index: position}",
+		`check.transactional(workload = "list-append", transaction_order = {1: 1})`:   "transaction-order applies to rw-register only",
+		`check.transactional(workload = "rw-register", linearizable_keys = "yes")`:    "linearizable_keys",
 	} {
 		if _, err := exec(t, src); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one containing %q", src, err, want)

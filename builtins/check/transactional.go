@@ -25,6 +25,20 @@ type TransactionalOptions struct {
 	// WritesFollowReads (rw-register): a txn that read a key then wrote it
 	// wrote after the version it read; Elle's :wfr-keys?.
 	WritesFollowReads bool
+	// SequentialKeys and LinearizableKeys (rw-register): infer version
+	// orders from process order or real-time order, assuming each key is
+	// sequentially consistent or linearizable; Elle's :sequential-keys? and
+	// :linearizable-keys?.
+	SequentialKeys, LinearizableKeys bool
+	// TransactionOrder (rw-register): a known commit order, from the history
+	// index of a transaction's completion to its position; Elle's
+	// :transaction-order.
+	TransactionOrder map[int64]int
+	// Init (rw-register), when HasInit: the initial state, one value for
+	// every key or a map from key (EDN without a keyword's colon) to value.
+	// A read of it is no garbage read; see txn.Options.Init.
+	Init    any
+	HasInit bool
 }
 
 // TransactionalWorkloads are the model names Transactional accepts.
@@ -41,14 +55,11 @@ func Transactional(o TransactionalOptions) (Checker, error) {
 	if !slices.Contains(TransactionalWorkloads, o.Workload) {
 		return nil, fmt.Errorf("unknown transactional workload %q; workloads: %s", o.Workload, strings.Join(TransactionalWorkloads, ", "))
 	}
-	known := txn.Models()
-	for _, m := range o.ConsistencyModels {
-		if !slices.Contains(known, m) {
-			return nil, fmt.Errorf("unknown consistency model %q; models: %s", m, strings.Join(known, ", "))
-		}
-	}
+	// ValidateOptions knows the models and their aliases (PL-2, ...).
 	to := txn.Options{Workload: txn.Workload(o.Workload), ConsistencyModels: o.ConsistencyModels, Anomalies: o.Anomalies,
-		CycleSearchBudget: o.CycleSearchBudget, WritesFollowReads: o.WritesFollowReads}
+		CycleSearchBudget: o.CycleSearchBudget, WritesFollowReads: o.WritesFollowReads,
+		SequentialKeys: o.SequentialKeys, LinearizableKeys: o.LinearizableKeys, TransactionOrder: o.TransactionOrder,
+		Init: o.Init, HasInit: o.HasInit}
 	if err := txn.ValidateOptions(to); err != nil {
 		return nil, err
 	}
@@ -59,10 +70,27 @@ func Transactional(o TransactionalOptions) (Checker, error) {
 func (t *transactional) Name() string { return "transactional" }
 
 func (t *transactional) String() string {
+	s := fmt.Sprintf("check.transactional(workload=%q, consistency_models=%q", t.o.Workload, t.models())
 	if len(t.o.Anomalies) > 0 {
-		return fmt.Sprintf("check.transactional(workload=%q, consistency_models=%q, anomalies=%q)", t.o.Workload, t.models(), t.o.Anomalies)
+		s += fmt.Sprintf(", anomalies=%q", t.o.Anomalies)
 	}
-	return fmt.Sprintf("check.transactional(workload=%q, consistency_models=%q)", t.o.Workload, t.models())
+	// The version-order assumptions change what a check can find, so they
+	// show where the checker is named.
+	for _, b := range []struct {
+		set  bool
+		name string
+	}{{t.o.WritesFollowReads, "wfr_keys"}, {t.o.SequentialKeys, "sequential_keys"}, {t.o.LinearizableKeys, "linearizable_keys"}} {
+		if b.set {
+			s += ", " + b.name + "=True"
+		}
+	}
+	if len(t.o.TransactionOrder) > 0 {
+		s += fmt.Sprintf(", transaction_order=<%d txns>", len(t.o.TransactionOrder))
+	}
+	if t.o.HasInit {
+		s += ", init=" + history.FormatEDN(t.o.Init)
+	}
+	return s + ")"
 }
 
 func (t *transactional) models() []string {

@@ -97,7 +97,7 @@ func testIsolationLevels(t *testing.T, dsn string) {
 
 	t.Run("repeatable-read", func(t *testing.T) {
 		res := runs["repeatable-read"]
-		if types := anomalyTypes(t, res.Check); slices.Contains(types, "G-single") {
+		if types := anomalyTypes(t, res.Check); slices.Contains(types, "G-single-item") {
 			t.Fatalf("REPEATABLE READ showed G-single, which snapshot isolation forbids: %v\n%s", types, res.Check.Explanation)
 		}
 		if si := recheck(t, res.Ops, "snapshot-isolation"); si.Valid != check.Valid {

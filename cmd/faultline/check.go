@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,10 @@ type checkFlags struct {
 	anomalies   []string
 	cycleBudget time.Duration
 	wfrKeys     bool
+	seqKeys     bool   // --sequential-keys
+	linKeys     bool   // --linearizable-keys
+	txnOrder    string // --transaction-order
+	initSet     bool   // --init was given, so the initial state is known
 }
 
 // txnOnly reports the transactional flags given to a model they do not fit.
@@ -52,6 +57,15 @@ func (f checkFlags) txnOnly() string {
 	if f.wfrKeys {
 		set = append(set, "--wfr-keys")
 	}
+	if f.seqKeys {
+		set = append(set, "--sequential-keys")
+	}
+	if f.linKeys {
+		set = append(set, "--linearizable-keys")
+	}
+	if f.txnOrder != "" {
+		set = append(set, "--transaction-order")
+	}
 	return strings.Join(set, ", ")
 }
 
@@ -66,7 +80,12 @@ files are checked in parallel; each gets one line, then a summary table.
 
 Models: ` + strings.Join(allModels(), ", ") + `
 (list-append and rw-register are transactional, checked Elle-style for the
-anomalies --consistency-model forbids; default strict-serializable.)
+anomalies --consistency-model forbids; default strict-serializable. Models are
+Elle's lattice, PL-* names included. rw-register infers version orders from
+the initial state, and from --wfr-keys, --sequential-keys, --linearizable-keys
+and --transaction-order when given; with --init the initial state is known, so
+a read of a value nobody wrote and not initial is a garbage read, which
+without --init may be a value from before the history.)
 
 A history may be Jepsen's history.edn (a vector of op maps or one map per
 line), a Jepsen log (jepsen.util lines), or faultline's history.jsonl; the
@@ -100,6 +119,9 @@ check), 3 input rejected (the message names file:line and what was expected),
 	fl.StringSliceVar(&f.anomalies, "anomalies", nil, "for list-append/rw-register: anomalies that fail the check besides the models' (G0, G1, G1c, G-single, G2, ...; repeatable or comma-separated); named alone, they are the whole question")
 	fl.DurationVar(&f.cycleBudget, "cycle-search-timeout", 0, "for list-append/rw-register: bound on the cycle search per component (default 1s); past it the answer is unknown")
 	fl.BoolVar(&f.wfrKeys, "wfr-keys", false, "for rw-register: a txn that read a key then wrote it wrote after the version it read (Elle's wfr-keys?)")
+	fl.BoolVar(&f.seqKeys, "sequential-keys", false, "for rw-register: every key is sequentially consistent, so process order orders its versions (Elle's sequential-keys?)")
+	fl.BoolVar(&f.linKeys, "linearizable-keys", false, "for rw-register: every key is linearizable, so real-time order orders its versions (Elle's linearizable-keys?)")
+	fl.StringVar(&f.txnOrder, "transaction-order", "", "for rw-register: a known commit order, as INDEX:POS,... pairing a txn's completion history index with its position (Elle's transaction-order)")
 	fl.Int64Var(&f.bank, "bank-total", 0, "for bank: the conserved total of all balances (0 = the first read's sum)")
 	output = registerOutput(cmd, &f.json)
 	registerModelCompletion(cmd)
@@ -155,17 +177,29 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 		return oracles[i].make(f), nil
 	}
 	if slices.Contains(check.TransactionalWorkloads, f.model) {
-		if f.init != "nil" {
-			return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)
+		if f.model != "rw-register" {
+			if f.initSet || f.init != "nil" {
+				return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)
+			}
+			for _, o := range []struct {
+				set  bool
+				name string
+			}{{f.wfrKeys, "--wfr-keys"}, {f.seqKeys, "--sequential-keys"}, {f.linKeys, "--linearizable-keys"}, {f.txnOrder != "", "--transaction-order"}} {
+				if o.set {
+					return nil, fmt.Errorf("%s applies to rw-register, not %s", o.name, f.model)
+				}
+			}
 		}
-		if f.wfrKeys && f.model != "rw-register" {
-			return nil, fmt.Errorf("--wfr-keys applies to rw-register, not %s", f.model)
+		order, err := parseTxnOrder(f.txnOrder)
+		if err != nil {
+			return nil, err
 		}
 		if f.cycleBudget < 0 {
 			return nil, fmt.Errorf("--cycle-search-timeout must be positive, got %s", f.cycleBudget)
 		}
 		return check.Transactional(check.TransactionalOptions{Workload: f.model, ConsistencyModels: f.cms, Anomalies: f.anomalies,
-			CycleSearchBudget: f.cycleBudget, WritesFollowReads: f.wfrKeys})
+			CycleSearchBudget: f.cycleBudget, WritesFollowReads: f.wfrKeys, SequentialKeys: f.seqKeys, LinearizableKeys: f.linKeys,
+			TransactionOrder: order, Init: init, HasInit: f.initSet || f.init != "nil"})
 	}
 	if set := f.txnOnly(); set != "" {
 		return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
@@ -193,6 +227,7 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	if err != nil {
 		return usageErr("check: --format: %w", err)
 	}
+	f.initSet = cmd.Flags().Changed("init")
 	init, err := check.ParseInit(f.init)
 	if err != nil {
 		return usageErr("check: --init: %w", err)
@@ -382,3 +417,25 @@ func overall(code int) string {
 
 // internalError is the result of an item a faultline bug stopped.
 const internalError = "internal-error"
+
+// parseTxnOrder parses --transaction-order: INDEX:POS pairs, comma-separated,
+// each a transaction's completion history index and its commit position.
+func parseTxnOrder(s string) (map[int64]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[int64]int{}
+	for _, pair := range strings.Split(s, ",") {
+		i, p, ok := strings.Cut(strings.TrimSpace(pair), ":")
+		idx, err1 := strconv.ParseInt(i, 10, 64)
+		pos, err2 := strconv.Atoi(p)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("--transaction-order: %q is not INDEX:POS (a completion's history index and its commit position)", pair)
+		}
+		if _, dup := out[idx]; dup {
+			return nil, fmt.Errorf("--transaction-order: index %d given twice", idx)
+		}
+		out[idx] = pos
+	}
+	return out, nil
+}

@@ -162,3 +162,54 @@ func TestCheckElleOptions(t *testing.T) {
 		t.Errorf("--anomalies on register: exit %d: %s", code, stderr)
 	}
 }
+
+// rw-register's version-order options and initial state reach the checker
+// from the command line, and are refused where they do not fit.
+func TestCheckElleRegisterOptions(t *testing.T) {
+	dir := t.TempDir()
+	h := filepath.Join(dir, "stale.edn")
+	// Process 0 writes x = 1; then process 1 reads x = 0, which nobody wrote.
+	text := `{:process 0 :type :invoke :f :txn :value [[:w :x 1]]}
+{:process 0 :type :ok :f :txn :value [[:w :x 1]]}
+{:process 1 :type :invoke :f :txn :value [[:r :x nil]]}
+{:process 1 :type :ok :f :txn :value [[:r :x 0]]}
+`
+	if err := os.WriteFile(h, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		// 0 may have been there before the history: nothing to order.
+		{[]string{"--consistency-model", "serializable"}, exitUnknown, "empty-transaction-graph"},
+		// Given the initial state 0, the read is of it, and 0 < 1: fine
+		// for serializable, a stale read for strict-serializable.
+		{[]string{"--init", "0"}, exitFail, "G-single-item-realtime"},
+		{[]string{"--init", "0", "--consistency-model", "serializable"}, exitOK, "valid"},
+		// Given nil, 0 is garbage.
+		{[]string{"--init", "nil", "--consistency-model", "PL-1"}, exitFail, "garbage-read"},
+		{[]string{"--init", "{x:0}", "--linearizable-keys"}, exitFail, "cyclic-versions"},
+		{[]string{"--init", "0", "--sequential-keys", "--consistency-model", "serializable"}, exitOK, "valid"},
+		{[]string{"--transaction-order", "1:1,3:2", "--consistency-model", "serializable"}, exitUnknown, "empty-transaction-graph"},
+		{[]string{"--transaction-order", "1"}, exitUsage, `--transaction-order: "1" is not INDEX:POS`},
+		{[]string{"--transaction-order", "1:1,1:2"}, exitUsage, "index 1 given twice"},
+	}
+	for _, c := range cases {
+		args := append([]string{"check", "--model", "rw-register", h}, c.args...)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.want, stdout, stderr)
+		}
+	}
+	for _, flag := range [][]string{{"--sequential-keys"}, {"--linearizable-keys"}, {"--transaction-order", "1:1"}, {"--init", "nil"}} {
+		args := append([]string{"check", "--model", "list-append", h}, flag...)
+		if code, _, stderr := runCLI(t, args...); code != exitUsage || !strings.Contains(stderr, flag[0]) {
+			t.Errorf("%v on list-append: exit %d: %s", flag, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "check", "--model", "register", "--sequential-keys", h); code != exitUsage || !strings.Contains(stderr, "--sequential-keys") {
+		t.Errorf("--sequential-keys on register: exit %d: %s", code, stderr)
+	}
+}

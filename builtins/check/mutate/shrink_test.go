@@ -94,7 +94,7 @@ func TestShrinkTransactional(t *testing.T) {
 			whole(1, "txn", "[[:append :x 2] [:append :y 1]]", "[[:append :x 2] [:append :y 1]]"),
 			whole(2, "txn", "[[:r :x nil]]", "[[:r :x [1 2]]]"),
 		)},
-		{"G-single", "G-single", cat(
+		{"G-single", "G-single-item", cat(
 			whole(0, "txn", "[[:append :x 1] [:append :y 1]]", "[[:append :x 1] [:append :y 1]]"),
 			whole(1, "txn", "[[:r :x nil] [:r :y nil]]", "[[:r :x []] [:r :y [1]]]"),
 			whole(2, "txn", "[[:r :x nil]]", "[[:r :x [1]]]"),

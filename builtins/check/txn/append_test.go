@@ -31,7 +31,7 @@ var appendCases = []struct {
 			"ok 1 [[:r :x [1]]]",
 		},
 		o:     la("serializable"),
-		types: []string{"G1a"},
+		types: []string{"G1a", "empty-transaction-graph"},
 	},
 	{
 		// Reading another transaction's intermediate state also makes a
@@ -42,7 +42,7 @@ var appendCases = []struct {
 			"ok 1 [[:r :x [1]]]",
 		},
 		o:     la("serializable"),
-		types: []string{"G1b", "G-single"},
+		types: []string{"G1b", "G-single-item"},
 	},
 	{
 		// Elle's README example: T3's read orders T1's append of x before
@@ -64,7 +64,7 @@ var appendCases = []struct {
 			"ok 2 [[:r :x [1]]]",
 		},
 		o:     la("serializable"),
-		types: []string{"G-single"},
+		types: []string{"G-single-item"},
 	},
 	{
 		name: "G-nonadjacent",
@@ -76,7 +76,7 @@ var appendCases = []struct {
 			"ok 4 [[:r :a [1]] [:r :c [1]]]",
 		},
 		o:     la("serializable"),
-		types: []string{"G-nonadjacent"},
+		types: []string{"G-nonadjacent-item"},
 	},
 	{
 		name: "G2-item write skew",
@@ -110,13 +110,13 @@ var appendCases = []struct {
 		name:  "future read",
 		hist:  []string{"ok 0 [[:r :x [1]] [:append :x 1]]"},
 		o:     la("serializable"),
-		types: []string{"future-read"},
+		types: []string{"empty-transaction-graph", "future-read"},
 	},
 	{
 		name:  "garbage read",
 		hist:  []string{"ok 0 [[:r :x [9]]]", "ok 1 [[:append :y 1]]"},
 		o:     la("serializable"),
-		types: []string{"garbage-read"},
+		types: []string{"empty-transaction-graph", "garbage-read"},
 	},
 	{
 		name:  "duplicate elements",
@@ -156,7 +156,7 @@ var appendCases = []struct {
 			"ok 3 [[:r :x [1 2 3]]]",
 		},
 		o:     la("serializable"),
-		types: []string{"G-single", "lost-update"},
+		types: []string{"G-single-item", "lost-update"},
 	},
 	{
 		name: "G0-process",
@@ -176,7 +176,7 @@ var appendCases = []struct {
 			"ok 1 [[:r :x [1]]]",
 		},
 		o:     la("strong-session-serializable"),
-		types: []string{"G-single-process"},
+		types: []string{"G-single-item-process"},
 	},
 	{
 		name: "G1c-process: a process reads its own future write",
@@ -227,7 +227,7 @@ var appendCases = []struct {
 			"ok 2 [[:r :x [1]]]",
 		},
 		o:     la("strict-serializable"),
-		types: []string{"G-single-realtime"},
+		types: []string{"G-single-item-realtime"},
 	},
 	{
 		// T2 overlaps both T1 and T3; only T3 -> T1 is realtime.
@@ -252,7 +252,7 @@ var appendCases = []struct {
 			"ok 3 [[:r :a [1]] [:r :c [1]]]",
 		},
 		o:     Options{Workload: ListAppend, ConsistencyModels: []string{"strong-session-snapshot-isolation"}},
-		types: []string{"G-nonadjacent-process"},
+		types: []string{"G-nonadjacent-item-process"},
 	},
 }
 

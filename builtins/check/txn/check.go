@@ -44,9 +44,9 @@ func Check(ctx context.Context, ops []history.Op, o Options) (*Result, error) {
 	if o.Workload == ListAppend {
 		c.ai = h.analyzeAppend(c.f, e)
 	} else {
-		c.ri = h.analyzeRegister(c.f, e, o.WritesFollowReads)
+		c.ri = h.analyzeRegister(c.f, e, &c.o)
 	}
-	rt, pr := edgeNeeds(c.models, o.Anomalies)
+	rt, pr := edgeNeeds(c.prohib)
 	if pr || o.Process {
 		h.processEdges(e)
 	}
@@ -68,8 +68,16 @@ func (c *checker) resolve() error {
 	if c.o.Workload != ListAppend && c.o.Workload != RWRegister {
 		return fmt.Errorf("unknown workload %q (want %s or %s)", c.o.Workload, ListAppend, RWRegister)
 	}
-	if c.o.WritesFollowReads && c.o.Workload != RWRegister {
-		return fmt.Errorf("writes-follow-reads applies to %s only", RWRegister)
+	if c.o.Workload != RWRegister {
+		for _, opt := range []struct {
+			set  bool
+			name string
+		}{{c.o.WritesFollowReads, "writes-follow-reads"}, {c.o.SequentialKeys, "sequential-keys"},
+			{c.o.LinearizableKeys, "linearizable-keys"}, {len(c.o.TransactionOrder) > 0, "transaction-order"}, {c.o.HasInit, "an initial state"}} {
+			if opt.set {
+				return fmt.Errorf("%s applies to %s only", opt.name, RWRegister)
+			}
+		}
 	}
 	ms := c.o.ConsistencyModels
 	if len(ms) == 0 && len(c.o.Anomalies) == 0 {
@@ -140,6 +148,7 @@ func (c *checker) searchSCC(vs []int32, sub *graph, b *budget) {
 		if cy == nil {
 			continue
 		}
+		cy.explainByData(sub, c.o.Workload == RWRegister)
 		typ := cy.classify()
 		if redundant[typ] {
 			continue
@@ -159,11 +168,118 @@ func (c *checker) searchSCC(vs []int32, sub *graph, b *budget) {
 	if len(unfinished) == 0 {
 		return
 	}
+	matters := false
 	for _, u := range unfinished {
-		c.unknown = c.unknown || c.prohib[u]
+		matters = matters || c.prohib[u]
 	}
-	c.notes = append(c.notes, fmt.Sprintf("cycle search ran out of its %v budget on an SCC of %d txns before finishing the search for %s: a cycle exists (found %s)",
-		c.o.CycleSearchBudget, len(vs), strings.Join(unfinished, ", "), strings.Join(got, ", ")))
+	note := fmt.Sprintf("cycle search ran out of its %v budget on an SCC of %d txns before finishing the search for %s: a cycle exists (found %s)",
+		c.o.CycleSearchBudget, len(vs), strings.Join(unfinished, ", "), strings.Join(got, ", "))
+	c.notes = append(c.notes, note)
+	if !matters {
+		return // what was left unsearched is allowed anyway
+	}
+	c.unknown = true
+	c.cycleExists(vs, sub, got)
+	ops := make([]int, 0, min(len(vs), 10))
+	for _, v := range vs[:min(len(vs), 10)] {
+		ops = append(ops, c.h.opIndex(v))
+	}
+	// Elle reports the timeout as an anomaly type, which makes the result
+	// unknown unless something forbidden was found.
+	c.f.add(CycleSearchTimeout, func() Anomaly {
+		return Anomaly{Ops: ops, Explanation: "Cycle search timed out: " + note + "."}
+	})
+}
+
+// cycleExistsSpecs are Elle's cycle-exists specifications that a relation
+// mask expresses: if a model holds, the graph restricted to those relations
+// is acyclic. (Elle's snapshot-isolation variants, which need a sequential
+// extension of the graph, are left out.) Realtime order contains process
+// order, so realtime masks take process edges too.
+var cycleExistsSpecs = []struct {
+	model string // canonical
+	typ   string
+	mask  rel
+}{
+	{"read-uncommitted", "PL-1-cycle-exists", ww},
+	{"read-committed", "PL-2-cycle-exists", ww | wr},
+	{"repeatable-read", "PL-2.99-cycle-exists", ww | wr | rw},
+	{"serializable", "PL-3-cycle-exists", ww | wr | rw},
+	{"strong-session-read-uncommitted", "strong-session-PL-1-cycle-exists", ww | process},
+	{"strong-session-read-committed", "strong-session-PL-2-cycle-exists", ww | wr | process},
+	{"strong-session-serializable", "strong-session-serializable-cycle-exists", dataRels | process},
+	{"strong-read-uncommitted", "strong-PL-1-cycle-exists", ww | process | realtime},
+	{"strong-read-committed", "strong-PL-2-cycle-exists", ww | wr | process | realtime},
+	{"strict-serializable", "PL-SS-cycle-exists", allRels},
+}
+
+// cycleExists reports, for a component whose search ran out of time, the
+// models a cycle in it is proven to violate by a strongly connected
+// component of the relations they forbid cycles in (Elle's cycle-exists
+// pass), skipping models that the cycles found (got) or a weaker proven
+// model already rule out.
+func (c *checker) cycleExists(vs []int32, sub *graph, got []string) {
+	not, also := boundary(got)
+	ruled := map[string]bool{}
+	for _, m := range append(not, also...) {
+		ruled[m] = true
+	}
+	for _, sp := range cycleExistsSpecs {
+		if ruled[sp.model] || !c.prohib[sp.typ] {
+			continue
+		}
+		comp, n := tarjan(sub, sp.mask)
+		var scc []int32
+		for _, cs := range components(comp, n) {
+			if len(cs) > 1 && (scc == nil || len(cs) < len(scc)) {
+				scc = cs
+			}
+		}
+		if scc == nil {
+			continue
+		}
+		for m := range closure([]string{sp.model}, func(m string) []string { return strongerModels[m] }) {
+			ruled[m] = true
+		}
+		ops := make([]int, 0, min(len(scc), 10))
+		for _, v := range scc[:min(len(scc), 10)] {
+			ops = append(ops, c.h.opIndex(vs[v]))
+		}
+		c.f.add(sp.typ, func() Anomaly {
+			return Anomaly{Ops: ops, Explanation: fmt.Sprintf("A cycle %s forbids exists: %s of this component depend on each other by %s alone (the first %d shown), though the search ran out of time before naming one.",
+				sp.model, plural(len(scc), "transaction"), maskNames(sp.mask), len(ops))}
+		})
+	}
+}
+
+// maskNames spells a relation set.
+func maskNames(m rel) string {
+	var out []string
+	for r := ww; r <= realtime; r <<= 1 {
+		if m&r != 0 {
+			out = append(out, r.String())
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// dropRedundantCycleExists removes X-cycle-exists cases whose model the
+// other anomalies found already rule out (Elle's
+// remove-redundant-cycle-exists): a named anomaly says more.
+func (c *checker) dropRedundantCycleExists() {
+	var other []string
+	for typ := range c.f.counts {
+		if !strings.HasSuffix(typ, "-cycle-exists") {
+			other = append(other, typ)
+		}
+	}
+	not, also := boundary(other)
+	for _, sp := range cycleExistsSpecs {
+		if slices.Contains(not, sp.model) || slices.Contains(also, sp.model) {
+			delete(c.f.counts, sp.typ)
+			delete(c.f.cases, sp.typ)
+		}
+	}
 }
 
 // result assembles the verdict.
@@ -188,6 +304,7 @@ func ValidateOptions(o Options) error {
 }
 
 func (c *checker) result() *Result {
+	c.dropRedundantCycleExists()
 	h := c.h
 	r := &Result{Anomalies: map[string][]Anomaly{}, Counts: c.f.counts, Txns: h.consumed}
 	for _, t := range h.touched {
@@ -195,33 +312,54 @@ func (c *checker) result() *Result {
 			r.Keys++
 		}
 	}
-	var all, allowed []string
+	empty := len(c.g.dst) == 0
+	const emptyNote = "empty transaction graph: no dependency between any two transactions could be inferred"
+	if empty {
+		c.f.add(EmptyTransactionGraph, func() Anomaly {
+			// The first few transactions stand for all: none depends on another.
+			ops := []int{}
+			for t := int32(0); t < int32(len(c.h.txns)) && len(ops) < 10; t++ {
+				if c.h.txns[t].st != aborted {
+					ops = append(ops, c.h.opIndex(t))
+				}
+			}
+			return Anomaly{Ops: ops, Explanation: fmt.Sprintf("Empty transaction graph: no dependency between any two of the %s could be inferred, so no cycle could show.",
+				plural(c.h.consumed, "transaction"))}
+		})
+	}
+	var all, allowed, bad []string
 	for typ := range c.f.counts {
 		all = append(all, typ)
-		if c.prohib[typ] {
-			r.AnomalyTypes = append(r.AnomalyTypes, typ)
-			r.Anomalies[typ] = c.f.cases[typ]
-		} else {
+		switch {
+		case c.prohib[typ]:
+			bad = append(bad, typ)
+		case slices.Contains(unknownTypes, typ):
+		default:
 			allowed = append(allowed, typ)
+			continue
 		}
+		// Forbidden types and the ones that make a result unknown are
+		// reported, as Elle's reportable-anomaly-types.
+		r.AnomalyTypes = append(r.AnomalyTypes, typ)
+		r.Anomalies[typ] = c.f.cases[typ]
 	}
 	sort.Strings(r.AnomalyTypes)
 	sort.Strings(allowed)
+	sort.Strings(bad)
 	r.Not, r.AlsoNot = boundary(all)
 	r.Incomplete = c.notes
-	empty := len(c.g.dst) == 0
 	if c.cancel != nil {
 		r.Incomplete = append(r.Incomplete, fmt.Sprintf("check cancelled: %v", c.cancel))
 	}
 	if empty {
-		r.Incomplete = append(r.Incomplete, "empty transaction graph: no dependency between any two transactions could be inferred")
+		r.Incomplete = append(r.Incomplete, emptyNote)
 	}
 	scope := fmt.Sprintf("%s over %s", plural(r.Txns, "txn"), plural(r.Keys, "key"))
 	models := c.forbiddenBy()
 	switch {
-	case len(r.AnomalyTypes) > 0:
+	case len(bad) > 0:
 		r.Valid = Invalid
-		r.Summary = fmt.Sprintf("invalid: %s in %s", strings.Join(r.AnomalyTypes, ", "), scope)
+		r.Summary = fmt.Sprintf("invalid: %s in %s", strings.Join(bad, ", "), scope)
 		if len(r.Not) > 0 {
 			r.Summary += "; not " + strings.Join(r.Not, ", ")
 		}

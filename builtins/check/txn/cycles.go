@@ -19,7 +19,9 @@ const (
 	g2Item
 )
 
-var baseNames = [...]string{"G0", "G1c", "G-single", "G-nonadjacent", "G2-item"}
+// baseNames are Elle's names: every rw edge here is on an item (there are no
+// predicate reads), so single and nonadjacent cycles are the -item kinds.
+var baseNames = [...]string{"G0", "G1c", "G-single-item", "G-nonadjacent-item", "G2-item"}
 
 type cycleClass struct {
 	b       base
@@ -67,6 +69,27 @@ var searchOrder = func() []cycleClass {
 type cycle struct {
 	vs   []int32
 	rels []rel
+}
+
+// explainByData names each step of c, a cycle in g, by its data relation
+// whenever its edge has one, and only otherwise by process or realtime
+// order. Elle's explainers do the same (data first, then the additional
+// graphs), so a cycle found through a realtime step that is also an
+// anti-dependency is the data cycle Elle reports, not a realtime one. Among
+// data relations Elle's list-append prefers ww, wr, rw and its rw-register
+// wr, ww, rw (wrFirst).
+func (c *cycle) explainByData(g *graph, wrFirst bool) {
+	for i, u := range c.vs {
+		v := c.vs[(i+1)%len(c.vs)]
+		d := g.relsOf(u, v) & dataRels
+		switch {
+		case d == 0:
+		case wrFirst && d&wr != 0:
+			c.rels[i] = wr
+		default:
+			c.rels[i] = d.first()
+		}
+	}
 }
 
 // classify names the anomaly a simple cycle shows, from its edges.

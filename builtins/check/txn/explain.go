@@ -169,23 +169,33 @@ func (c *checker) whyRegister(a, b int32, r rel, na, nb string) (string, string)
 		case m.kind != mWrite || h.vers[m.val].inter:
 			continue
 		case r == ww:
-			if prev := extReadOf(b, k); prev >= 0 && h.vers[prev].writer == a {
+			prev := lastWrite(h.txnMops(a), k)
+			ve, ok := c.ri.before[[2]int32{prev, m.val}]
+			if prev < 0 || !ok {
+				continue
+			}
+			if ve.src == srcWFR && extReadOf(b, k) == prev {
 				return fmt.Sprintf("%s read key %s = %s, which %s wrote, and then wrote %s over it",
 					nb, h.keyName(k), fmtv(h.vers[prev].val), na, fmtv(h.vers[m.val].val)), h.keyName(k)
 			}
+			return fmt.Sprintf("%s wrote key %s = %s and %s wrote %s, which came later in the version order (%s)",
+				na, h.keyName(k), fmtv(h.vers[prev].val), nb, fmtv(h.vers[m.val].val), vsourceNames[ve.src]), h.keyName(k)
 		case r == rw:
 			seen := extReadOf(a, k)
-			if seen < 0 {
+			ve, ok := c.ri.before[[2]int32{seen, m.val}]
+			if seen < 0 || !ok {
 				continue
 			}
-			if h.vers[seen].val == nil {
-				return fmt.Sprintf("%s read key %s = nil, the initial state, which %s's write of %s replaced",
-					na, h.keyName(k), nb, fmtv(h.vers[m.val].val)), h.keyName(k)
-			}
-			if extReadOf(b, k) == seen {
+			switch {
+			case ve.src == srcInitial:
+				return fmt.Sprintf("%s read key %s = %s, the initial state, which %s's write of %s replaced",
+					na, h.keyName(k), fmtv(h.vers[seen].val), nb, fmtv(h.vers[m.val].val)), h.keyName(k)
+			case ve.src == srcWFR && extReadOf(b, k) == seen:
 				return fmt.Sprintf("%s read key %s = %s; %s read the same version and then wrote %s over it",
 					na, h.keyName(k), fmtv(h.vers[seen].val), nb, fmtv(h.vers[m.val].val)), h.keyName(k)
 			}
+			return fmt.Sprintf("%s read key %s = %s and %s wrote %s, which came later in the version order (%s)",
+				na, h.keyName(k), fmtv(h.vers[seen].val), nb, fmtv(h.vers[m.val].val), vsourceNames[ve.src]), h.keyName(k)
 		}
 	}
 	return "", ""

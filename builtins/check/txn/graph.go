@@ -90,6 +90,16 @@ type graph struct {
 
 func (g *graph) order() int { return len(g.off) - 1 }
 
+// relsOf returns the relations of the edge u -> v, 0 if there is none.
+func (g *graph) relsOf(u, v int32) rel {
+	for i := g.off[u]; i < g.off[u+1]; i++ {
+		if g.dst[i] == v {
+			return g.rels[i]
+		}
+	}
+	return 0
+}
+
 // buildGraph builds the graph on n vertices from e in linear time: a
 // counting pass sizes each vertex's out-edges, a second pass places them, and
 // a third merges parallel edges.

@@ -123,14 +123,14 @@ func TestClassify(t *testing.T) {
 		{[]rel{ww, ww}, "G0"},
 		{[]rel{ww, wr}, "G1c"},
 		{[]rel{wr, wr, ww}, "G1c"},
-		{[]rel{rw, wr}, "G-single"},
-		{[]rel{rw, wr, rw, ww}, "G-nonadjacent"},
+		{[]rel{rw, wr}, "G-single-item"},
+		{[]rel{rw, wr, rw, ww}, "G-nonadjacent-item"},
 		{[]rel{rw, rw, wr}, "G2-item"},
 		{[]rel{rw, wr, ww, rw}, "G2-item"}, // adjacent across the wrap
 		{[]rel{ww, process}, "G0-process"},
 		{[]rel{wr, realtime, process}, "G1c-realtime"},
-		{[]rel{rw, process}, "G-single-process"},
-		{[]rel{rw, realtime}, "G-single-realtime"},
+		{[]rel{rw, process}, "G-single-item-process"},
+		{[]rel{rw, realtime}, "G-single-item-realtime"},
 		{[]rel{rw, rw, realtime}, "G2-item-realtime"},
 	}
 	for _, tc := range cases {
@@ -179,7 +179,7 @@ func TestSearchFindsShortCycles(t *testing.T) {
 		// shortest it tries first is the G-single one.
 		want := baseNames[b]
 		if b == g2Item {
-			want = "G-single"
+			want = "G-single-item"
 		}
 		if got := c.classify(); got != want {
 			t.Errorf("%s search found %s: %+v", baseNames[b], got, c)

@@ -105,3 +105,9 @@ func types(r *Result) []string {
 	slices.Sort(out)
 	return out
 }
+
+// withInit returns o with the initial state init given.
+func withInit(o Options, init any) Options {
+	o.Init, o.HasInit = init, true
+	return o
+}

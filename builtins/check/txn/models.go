@@ -7,57 +7,90 @@ import (
 	"strings"
 )
 
-// Models lists the consistency models Check understands, sorted. The hierarchy
-// follows Elle's (Adya; Bailis et al.; Cerone et al.; Daudjee and Salem): an
-// arrow a -> b means a history satisfying a also satisfies b.
+// Models lists the consistency models Check understands, sorted. The lattice
+// is Elle's (elle.consistency-model: Adya; Bailis et al.; Cerone et al.;
+// Daudjee and Salem; Zuikeviciute and Pedone): an arrow a -> b means a history
+// satisfying a also satisfies b.
 //
-//	strict-serializable               -> serializable, strong-snapshot-isolation, strong-session-serializable
+//	strict-serializable               -> serializable, linearizable, snapshot-isolation, strong-snapshot-isolation, strong-session-serializable, session-serializable
 //	strong-session-serializable       -> serializable, strong-session-snapshot-isolation
-//	serializable                      -> repeatable-read, snapshot-isolation
+//	session-serializable              -> 1SR
+//	serializable                      -> repeatable-read, update-serializable, snapshot-isolation, view-serializable
+//	update-serializable               -> forward-consistent-view
 //	strong-snapshot-isolation         -> strong-session-snapshot-isolation, strong-read-committed
 //	strong-session-snapshot-isolation -> snapshot-isolation, strong-session-read-committed
-//	snapshot-isolation                -> monotonic-atomic-view, cursor-stability
-//	repeatable-read                   -> monotonic-atomic-view, cursor-stability
+//	snapshot-isolation                -> forward-consistent-view, monotonic-atomic-view, monotonic-snapshot-read, parallel-snapshot-isolation, prefix
+//	forward-consistent-view           -> consistent-view
+//	consistent-view                   -> cursor-stability, monotonic-view
+//	parallel-snapshot-isolation       -> causal-cerone, update-atomic
+//	prefix                            -> causal-cerone
+//	causal-cerone                     -> read-atomic
+//	update-atomic                     -> read-atomic
+//	read-atomic                       -> monotonic-atomic-view
+//	repeatable-read                   -> cursor-stability, monotonic-atomic-view
 //	cursor-stability                  -> read-committed
 //	monotonic-atomic-view             -> read-committed
+//	monotonic-view                    -> read-committed
+//	monotonic-snapshot-read           -> read-committed
 //	strong-read-committed             -> strong-session-read-committed, strong-read-uncommitted
 //	strong-session-read-committed     -> read-committed, strong-session-read-uncommitted
 //	strong-read-uncommitted           -> strong-session-read-uncommitted
 //	strong-session-read-uncommitted   -> read-uncommitted
 //	read-committed                    -> read-uncommitted
+//	linearizable                      -> sequential
+//	sequential                        -> causal
+//	causal                            -> writes-follow-reads, PRAM
+//	PRAM                              -> monotonic-reads, monotonic-writes, read-your-writes
 //
-// Each model forbids the anomalies listed here ("-" for none) plus everything
-// the models it implies forbid. G1 stands for G1a, G1b and G1c; G2 for
-// G-single, G-nonadjacent and G2-item; monotonic-atomic-view adds nothing that
-// reads and writes of items can show.
+// Each model forbids the anomalies listed here plus everything the models it
+// implies forbid; a model not listed adds nothing a transactional history can
+// show (the single-object models, view-serializable, 1SR and
+// monotonic-atomic-view). X-cycle-exists says a cycle that X forbids exists
+// though the search ran out of time before it could name one.
 //
-//	read-uncommitted                  G0 duplicate-elements cyclic-versions garbage-read
-//	read-committed                    G1
-//	cursor-stability                  lost-update
-//	monotonic-atomic-view             -
-//	repeatable-read                   G2-item lost-update
-//	snapshot-isolation                internal future-read G-nonadjacent
-//	serializable                      internal future-read G2
-//	strong-session-read-uncommitted   G0-process
-//	strong-session-read-committed     G1c-process
-//	strong-read-uncommitted           G0-realtime
-//	strong-read-committed             G1c-realtime
-//	strong-session-snapshot-isolation G1-process G-nonadjacent-process
-//	strong-snapshot-isolation         G1-realtime G-nonadjacent-realtime
-//	strong-session-serializable       G1-process G2-process
-//	strict-serializable               G1-realtime G2-realtime
+//	read-uncommitted                  G0 duplicate-elements cyclic-versions garbage-read PL-1-cycle-exists
+//	read-committed                    G1 PL-2-cycle-exists
+//	cursor-stability                  G1 G-cursor lost-update
+//	monotonic-view                    G1 G-monotonic
+//	monotonic-snapshot-read           G1 G-MSR
+//	consistent-view                   G1 G-single
+//	forward-consistent-view           G1 G-SIb
+//	update-serializable               G1 G-update
+//	repeatable-read                   G1 G2-item lost-update PL-2.99-cycle-exists
+//	read-atomic                       internal G1a future-read
+//	causal-cerone                     internal G1a
+//	prefix                            internal G1a
+//	parallel-snapshot-isolation       internal G1a
+//	update-atomic                     lost-update
+//	snapshot-isolation                internal G1 G-SI G-nonadjacent PL-SI-cycle-exists
+//	serializable                      internal G1 G2 predicate-read-miss PL-3-cycle-exists
+//	strong-session-read-uncommitted   G0-process strong-session-PL-1-cycle-exists
+//	strong-session-read-committed     G1c-process strong-session-PL-2-cycle-exists
+//	strong-read-uncommitted           G0-realtime strong-PL-1-cycle-exists
+//	strong-read-committed             G1c-realtime strong-PL-2-cycle-exists
+//	strong-session-snapshot-isolation internal G1-process G-nonadjacent-process strong-session-snapshot-isolation-cycle-exists
+//	strong-snapshot-isolation         internal G1-realtime G-nonadjacent-realtime strong-snapshot-isolation-cycle-exists
+//	strong-session-serializable       G1-process G2-process strong-session-serializable-cycle-exists
+//	strict-serializable               G1 G1c-realtime G2-realtime PL-SS-cycle-exists
 //
-// A model that forbids an anomaly also forbids every anomaly that implies it:
-// G0 implies G1c; G1a, G1b and G1c imply G1; G-single implies G-nonadjacent,
-// which implies G2-item, which implies G2; every cycle class X implies
-// X-process, which implies X-realtime (processes are single-threaded, so a
-// cycle without process edges is trivially one with them); incompatible-order
-// and dirty-update imply G1a; future-read implies G1c; lost-update implies
-// G2-item.
+// A model that forbids an anomaly also forbids every anomaly that implies it
+// (Elle's implied-anomalies): G0 implies G1c; G1a, G1b and G1c imply G1;
+// G-single-item (a cycle with one rw edge, all on items rather than
+// predicates, which is every cycle here) implies G-single and
+// G-nonadjacent-item; G-single implies G-nonadjacent and GSIb;
+// G-nonadjacent-item implies G-nonadjacent and G2-item; G-nonadjacent and
+// G2-item imply G2; every cycle class X implies X-process, which implies
+// X-realtime (processes are single-threaded); GSIa and GSIb imply GSI;
+// incompatible-order and dirty-update imply G1a; future-read implies G1c;
+// lost-update implies write-skew and G2-item; write-skew implies G2.
 //
-// Aliases: strong-serializable and PL-SS (strict-serializable),
-// conflict-serializable and PL-3 (serializable), PL-SI, PL-2.99, PL-CS, PL-2 and
-// PL-1.
+// Aliases are Elle's canonical names: PL-1 (read-uncommitted), PL-2
+// (read-committed), PL-CS (cursor-stability), PL-2L (monotonic-view), PL-MSR
+// (monotonic-snapshot-read), PL-2+ (consistent-view), PL-FCV
+// (forward-consistent-view), PL-2.99 (repeatable-read), PL-SI
+// (snapshot-isolation), PL-3 and conflict-serializable (serializable), PL-3U
+// (update-serializable), PL-SS and strong-serializable (strict-serializable),
+// strong-session-PL-1, strong-session-PL-2, strong-PL-1 and strong-PL-2.
 func Models() []string {
 	out := make([]string, 0, len(modelGraph))
 	for m := range modelGraph {
@@ -69,52 +102,94 @@ func Models() []string {
 
 // modelGraph maps each model to the weaker models it implies.
 var modelGraph = map[string][]string{
-	"strict-serializable":               {"serializable", "strong-snapshot-isolation", "strong-session-serializable"},
+	"strict-serializable":               {"serializable", "linearizable", "snapshot-isolation", "strong-snapshot-isolation", "strong-session-serializable", "session-serializable"},
 	"strong-session-serializable":       {"serializable", "strong-session-snapshot-isolation"},
-	"serializable":                      {"repeatable-read", "snapshot-isolation"},
+	"session-serializable":              {"1SR"},
+	"serializable":                      {"repeatable-read", "update-serializable", "snapshot-isolation", "view-serializable"},
+	"update-serializable":               {"forward-consistent-view"},
 	"strong-snapshot-isolation":         {"strong-session-snapshot-isolation", "strong-read-committed"},
 	"strong-session-snapshot-isolation": {"snapshot-isolation", "strong-session-read-committed"},
-	"snapshot-isolation":                {"monotonic-atomic-view", "cursor-stability"},
-	"repeatable-read":                   {"monotonic-atomic-view", "cursor-stability"},
+	"snapshot-isolation":                {"forward-consistent-view", "monotonic-atomic-view", "monotonic-snapshot-read", "parallel-snapshot-isolation", "prefix"},
+	"forward-consistent-view":           {"consistent-view"},
+	"consistent-view":                   {"cursor-stability", "monotonic-view"},
+	"parallel-snapshot-isolation":       {"causal-cerone", "update-atomic"},
+	"prefix":                            {"causal-cerone"},
+	"causal-cerone":                     {"read-atomic"},
+	"update-atomic":                     {"read-atomic"},
+	"read-atomic":                       {"monotonic-atomic-view"},
+	"repeatable-read":                   {"cursor-stability", "monotonic-atomic-view"},
 	"cursor-stability":                  {"read-committed"},
 	"monotonic-atomic-view":             {"read-committed"},
+	"monotonic-view":                    {"read-committed"},
+	"monotonic-snapshot-read":           {"read-committed"},
 	"strong-read-committed":             {"strong-session-read-committed", "strong-read-uncommitted"},
 	"strong-session-read-committed":     {"read-committed", "strong-session-read-uncommitted"},
 	"strong-read-uncommitted":           {"strong-session-read-uncommitted"},
 	"strong-session-read-uncommitted":   {"read-uncommitted"},
 	"read-committed":                    {"read-uncommitted"},
+	"linearizable":                      {"sequential"},
+	"sequential":                        {"causal"},
+	"causal":                            {"writes-follow-reads", "PRAM"},
+	"PRAM":                              {"monotonic-reads", "monotonic-writes", "read-your-writes"},
 	"read-uncommitted":                  nil,
+	"view-serializable":                 nil,
+	"1SR":                               nil,
+	"writes-follow-reads":               nil,
+	"monotonic-reads":                   nil,
+	"monotonic-writes":                  nil,
+	"read-your-writes":                  nil,
 }
 
-// modelAliases maps other spellings to the names in modelGraph.
+// modelAliases maps other spellings (Elle's canonical PL names) to the names
+// in modelGraph.
 var modelAliases = map[string]string{
 	"strong-serializable":   "strict-serializable",
 	"PL-SS":                 "strict-serializable",
 	"conflict-serializable": "serializable",
 	"PL-3":                  "serializable",
+	"PL-3U":                 "update-serializable",
 	"PL-SI":                 "snapshot-isolation",
 	"PL-2.99":               "repeatable-read",
+	"PL-FCV":                "forward-consistent-view",
+	"PL-2+":                 "consistent-view",
 	"PL-CS":                 "cursor-stability",
+	"PL-2L":                 "monotonic-view",
+	"PL-MSR":                "monotonic-snapshot-read",
 	"PL-2":                  "read-committed",
 	"PL-1":                  "read-uncommitted",
+	"strong-session-PL-1":   "strong-session-read-uncommitted",
+	"strong-session-PL-2":   "strong-session-read-committed",
+	"strong-PL-1":           "strong-read-uncommitted",
+	"strong-PL-2":           "strong-read-committed",
 }
 
-// forbids maps each model to the anomalies it forbids beyond its weaker models.
+// forbids maps each model to the anomalies it forbids beyond its weaker
+// models (Elle's direct-proscribed-anomalies, plus garbage-read).
 var forbids = map[string][]string{
-	"read-uncommitted":                  {"G0", "duplicate-elements", "cyclic-versions", "garbage-read"},
-	"read-committed":                    {"G1"},
-	"cursor-stability":                  {"lost-update"},
-	"repeatable-read":                   {"G2-item", "lost-update"},
-	"snapshot-isolation":                {"internal", "future-read", "G-nonadjacent"},
-	"serializable":                      {"internal", "future-read", "G2"},
-	"strong-session-read-uncommitted":   {"G0-process"},
-	"strong-session-read-committed":     {"G1c-process"},
-	"strong-read-uncommitted":           {"G0-realtime"},
-	"strong-read-committed":             {"G1c-realtime"},
-	"strong-session-snapshot-isolation": {"G1-process", "G-nonadjacent-process"},
-	"strong-snapshot-isolation":         {"G1-realtime", "G-nonadjacent-realtime"},
-	"strong-session-serializable":       {"G1-process", "G2-process"},
-	"strict-serializable":               {"G1-realtime", "G2-realtime"},
+	"read-uncommitted":                  {"G0", "duplicate-elements", "cyclic-versions", "garbage-read", "PL-1-cycle-exists"},
+	"read-committed":                    {"G1", "PL-2-cycle-exists"},
+	"cursor-stability":                  {"G1", "G-cursor", "lost-update"},
+	"monotonic-view":                    {"G1", "G-monotonic"},
+	"monotonic-snapshot-read":           {"G1", "G-MSR"},
+	"consistent-view":                   {"G1", "G-single"},
+	"forward-consistent-view":           {"G1", "G-SIb"},
+	"update-serializable":               {"G1", "G-update"},
+	"repeatable-read":                   {"G1", "G2-item", "lost-update", "PL-2.99-cycle-exists"},
+	"read-atomic":                       {"internal", "G1a", "future-read"},
+	"causal-cerone":                     {"internal", "G1a"},
+	"prefix":                            {"internal", "G1a"},
+	"parallel-snapshot-isolation":       {"internal", "G1a"},
+	"update-atomic":                     {"lost-update"},
+	"snapshot-isolation":                {"internal", "G1", "G-SI", "G-nonadjacent", "PL-SI-cycle-exists"},
+	"serializable":                      {"internal", "G1", "G2", "predicate-read-miss", "PL-3-cycle-exists"},
+	"strong-session-read-uncommitted":   {"G0-process", "strong-session-PL-1-cycle-exists"},
+	"strong-session-read-committed":     {"G1c-process", "strong-session-PL-2-cycle-exists"},
+	"strong-read-uncommitted":           {"G0-realtime", "strong-PL-1-cycle-exists"},
+	"strong-read-committed":             {"G1c-realtime", "strong-PL-2-cycle-exists"},
+	"strong-session-snapshot-isolation": {"internal", "G1-process", "G-nonadjacent-process", "strong-session-snapshot-isolation-cycle-exists"},
+	"strong-snapshot-isolation":         {"internal", "G1-realtime", "G-nonadjacent-realtime", "strong-snapshot-isolation-cycle-exists"},
+	"strong-session-serializable":       {"G1-process", "G2-process", "strong-session-serializable-cycle-exists"},
+	"strict-serializable":               {"G1", "G1c-realtime", "G2-realtime", "PL-SS-cycle-exists"},
 }
 
 // implies maps each anomaly to the anomalies its presence implies.
@@ -126,26 +201,32 @@ func buildImplies() map[string][]string {
 		"G1a":                {"G1"},
 		"G1b":                {"G1"},
 		"G1c":                {"G1"},
-		"G-single":           {"G-nonadjacent"},
-		"G-nonadjacent":      {"G2-item"},
+		"G-single-item":      {"G-single", "G-nonadjacent-item"},
+		"G-single":           {"G-nonadjacent", "GSIb"},
+		"G-nonadjacent-item": {"G-nonadjacent", "G2-item"},
+		"G-nonadjacent":      {"G2"},
 		"G2-item":            {"G2"},
+		"GSIa":               {"GSI"},
+		"GSIb":               {"GSI"},
 		"incompatible-order": {"G1a"},
 		"dirty-update":       {"G1a"},
 		"future-read":        {"G1c"},
-		"lost-update":        {"G2-item"},
+		"lost-update":        {"write-skew", "G2-item"},
+		"write-skew":         {"G2"},
 	}
 	// Each cycle class (and the G1 and G2 umbrellas) implies its -process
 	// variant, which implies its -realtime variant, and the variants follow
-	// the same implications as the base class.
-	for _, base := range []string{"G0", "G1c", "G1", "G-single", "G-nonadjacent", "G2-item", "G2"} {
-		m[base] = append(m[base], base+"-process")
-		m[base+"-process"] = append(m[base+"-process"], base+"-realtime")
+	// the same implications among cycle classes as the base class.
+	bases := []string{"G0", "G1c", "G1", "G-single-item", "G-single", "G-nonadjacent-item", "G-nonadjacent", "G2-item", "G2"}
+	for _, base := range bases {
 		for _, next := range m[base] {
-			if !strings.HasSuffix(next, "-process") {
+			if slices.Contains(bases, next) {
 				m[base+"-process"] = append(m[base+"-process"], next+"-process")
 				m[base+"-realtime"] = append(m[base+"-realtime"], next+"-realtime")
 			}
 		}
+		m[base] = append(m[base], base+"-process")
+		m[base+"-process"] = append(m[base+"-process"], base+"-realtime")
 	}
 	return m
 }
@@ -154,7 +235,7 @@ func buildImplies() map[string][]string {
 var cycleTypes = func() []string {
 	var out []string
 	for _, v := range []string{"", "-process", "-realtime"} {
-		for _, b := range []string{"G0", "G1c", "G-single", "G-nonadjacent", "G2-item"} {
+		for _, b := range baseNames {
 			out = append(out, b+v)
 		}
 	}
@@ -172,8 +253,29 @@ func knownAnomaly(name string) bool {
 			return true
 		}
 	}
-	return slices.Contains(nonCycleTypes, name)
+	if slices.Contains(nonCycleTypes, name) || slices.Contains(unknownTypes, name) {
+		return true
+	}
+	for _, as := range forbids {
+		if slices.Contains(as, name) {
+			return true
+		}
+	}
+	return false
 }
+
+// The anomaly types that make a result unknown rather than invalid (Elle's
+// unknown-anomaly-types): they are always reported, whatever the models.
+const (
+	// EmptyTransactionGraph: no dependency between any two transactions
+	// could be inferred, so no cycle could have been seen.
+	EmptyTransactionGraph = "empty-transaction-graph"
+	// CycleSearchTimeout: the cycle search ran out of its budget on some
+	// component before ruling out a class the check forbids.
+	CycleSearchTimeout = "cycle-search-timeout"
+)
+
+var unknownTypes = []string{EmptyTransactionGraph, CycleSearchTimeout}
 
 // nonCycleTypes are the anomaly types found without cycle search.
 var nonCycleTypes = []string{"G1a", "G1b", "internal", "future-read", "garbage-read", "lost-update",
@@ -262,25 +364,15 @@ func boundary(anomalies []string) (not, alsoNot []string) {
 	return not, alsoNot
 }
 
-// edgeNeeds returns the extra relations the models and anomalies need.
-func edgeNeeds(models, anomalies []string) (realtime, process bool) {
-	for _, m := range models {
-		switch {
-		case strings.HasPrefix(m, "strong-session-"):
-			process = true
-		case m == "strict-serializable", strings.HasPrefix(m, "strong-"):
-			realtime = true
-		}
-	}
-	for _, a := range anomalies {
+// edgeNeeds returns the extra relations a check needs, as Elle's
+// additional-graphs decides: realtime edges when a -realtime anomaly would
+// fail it, else process edges when a -process one would. Realtime order
+// contains process order, so a realtime graph finds every process cycle too
+// (named -realtime).
+func edgeNeeds(prohib map[string]bool) (realtime, process bool) {
+	for a := range prohib {
 		realtime = realtime || strings.HasSuffix(a, "-realtime")
 		process = process || strings.HasSuffix(a, "-process")
 	}
-	// Realtime order contains process order, so a realtime graph finds every
-	// process cycle too (named -realtime); process edges then only add
-	// precision, which an explicit Options.Process still asks for.
-	if realtime && !slices.ContainsFunc(anomalies, func(a string) bool { return strings.HasSuffix(a, "-process") }) {
-		process = false
-	}
-	return realtime, process
+	return realtime, process && !realtime
 }

@@ -6,22 +6,35 @@ import (
 )
 
 // registerIndex is what rw-register reads and writes reveal about versions.
-// Registers hide their history, so the version order is partial: the initial
-// nil precedes every written value, and with Options.WritesFollowReads a
-// committed transaction's read of a key precedes its own write of it.
+// Registers hide their history, so the version order is partial; see
+// versionOrder for where its edges come from.
 type registerIndex struct {
 	readOff []int32 // version v's external readers are readers[readOff[v]:readOff[v+1]]
 	readers []int32
-	wfr     []edge // version edges from writes-follow-reads (r is ww): read -> written
-	cyclic  []bool // key -> its inferred version order has a cycle, so it is not used
+	initial []int32            // key -> its initial version, -1 if nobody read or wrote it
+	order   []vedge            // version order edges kept
+	before  map[[2]int32]vedge // (from, to) -> its edge, to explain dependencies
 }
 
 func (x *registerIndex) readersOf(v int32) []int32 { return x.readers[x.readOff[v]:x.readOff[v+1]] }
 
+// initFunc returns the initial value of each key o implies.
+func (h *hist) initFunc(o *Options) func(k int32) any {
+	if !o.HasInit {
+		return func(int32) any { return nil }
+	}
+	m, ok := o.Init.(map[string]any)
+	if !ok {
+		return func(int32) any { return o.Init }
+	}
+	return func(k int32) any { return m[strings.TrimPrefix(h.keyName(k), ":")] }
+}
+
 // analyzeRegister infers what it can of rw-register version orders, reports
 // the anomalies that need no cycle, and adds ww, wr and rw edges.
-func (h *hist) analyzeRegister(f *found, e *edges, wfr bool) *registerIndex {
-	x := &registerIndex{cyclic: make([]bool, len(h.in.keys))}
+func (h *hist) analyzeRegister(f *found, e *edges, o *Options) *registerIndex {
+	init := h.initFunc(o)
+	x := &registerIndex{initial: h.initialVersions(init)}
 	var ext []extRead
 	var pairs []edge // (version read externally, committed reader)
 	for t := int32(0); t < int32(len(h.txns)); t++ {
@@ -34,16 +47,13 @@ func (h *hist) analyzeRegister(f *found, e *edges, wfr bool) *registerIndex {
 			if m.kind != mRead {
 				continue
 			}
-			h.registerRead(f, t, int32(i), m)
+			h.registerRead(f, t, int32(i), m, x.initial[m.key] == m.val, o.HasInit)
 			if touchedBefore(ms[:i], m.key) {
 				continue
 			}
 			pairs = append(pairs, edge{from: m.val, to: t})
-			if w := lastWrite(ms[i+1:], m.key); w >= 0 {
+			if lastWrite(ms[i+1:], m.key) >= 0 {
 				ext = append(ext, extRead{m.key, m.val, t})
-				if wfr {
-					x.wfr = append(x.wfr, edge{from: m.val, to: w, r: ww})
-				}
 			}
 		}
 	}
@@ -63,8 +73,12 @@ func (h *hist) analyzeRegister(f *found, e *edges, wfr bool) *registerIndex {
 		fill[p.from]++
 	}
 	h.lostUpdates(f, ext)
-	if wfr {
-		h.cyclicVersions(f, x)
+	x.order = h.versionOrder(f, o, x.initial, ext)
+	x.before = make(map[[2]int32]vedge, len(x.order))
+	for _, ve := range x.order {
+		if _, ok := x.before[[2]int32{ve.from, ve.to}]; !ok {
+			x.before[[2]int32{ve.from, ve.to}] = ve
+		}
 	}
 	h.registerEdges(x, e)
 	return x
@@ -80,17 +94,22 @@ func lastWrite(ms []mop, k int32) int32 {
 	return -1
 }
 
-// registerRead checks one read of committed transaction t (micro-op i).
-func (h *hist) registerRead(f *found, t, i int32, m mop) {
+// registerRead checks one read of committed transaction t (micro-op i);
+// initial says it read the key's initial value, known that the initial state
+// was given rather than assumed nil.
+func (h *hist) registerRead(f *found, t, i int32, m mop, initial, known bool) {
 	v := &h.vers[m.val]
-	if v.val == nil {
+	if initial && v.writer < 0 {
 		return // the initial state
 	}
 	what := fmt.Sprintf("%s read key %s = %s", h.name(t), h.keyName(m.key), fmtv(v.val))
 	switch {
+	case v.writer < 0 && !known:
+		// Nobody wrote it, but with no initial state given it may have been
+		// there before the history began (Elle's reading).
 	case v.writer < 0:
 		f.add("garbage-read", func() Anomaly {
-			return Anomaly{Ops: h.opIndexes(t), Explanation: fmt.Sprintf("Garbage read: %s, a value no transaction wrote.", what)}
+			return Anomaly{Ops: h.opIndexes(t), Explanation: fmt.Sprintf("Garbage read: %s, a value no transaction wrote and not the initial state.", what)}
 		})
 	case v.writer == t:
 		if v.wmop > h.txns[t].mop0+i {
@@ -140,49 +159,11 @@ func (h *hist) registerInternal(f *found, t int32, ms []mop) {
 	}
 }
 
-// cyclicVersions finds keys whose writes-follow-reads version order has a
-// cycle, reports them, and marks them so no dependency is inferred from them.
-func (h *hist) cyclicVersions(f *found, x *registerIndex) {
-	ve := &edges{h: h}
-	for _, x := range x.wfr {
-		ve.push(x) // unfiltered: these vertices are versions, not transactions
-	}
-	g := buildGraph(len(h.vers), ve)
-	comp, n := tarjan(g, allRels)
-	for _, vs := range components(comp, n) {
-		k := h.vers[vs[0]].key
-		x.cyclic[k] = true
-		in := make(map[int32]bool, len(vs))
-		for _, v := range vs {
-			in[v] = true
-		}
-		var steps []string
-		var ts []int32
-		for _, ve := range x.wfr {
-			if in[ve.from] && in[ve.to] {
-				t := h.vers[ve.to].writer
-				ts = append(ts, t)
-				steps = append(steps, fmt.Sprintf("%s read %s then wrote %s, so %s < %s",
-					h.name(t), fmtv(h.vers[ve.from].val), fmtv(h.vers[ve.to].val), fmtv(h.vers[ve.from].val), fmtv(h.vers[ve.to].val)))
-			}
-		}
-		f.add("cyclic-versions", func() Anomaly {
-			return Anomaly{Ops: h.opIndexes(ts...),
-				Explanation: fmt.Sprintf("Cyclic versions of key %s: writes follow reads orders them in a circle, so no order of versions exists:\n  - %s.",
-					h.keyName(k), strings.Join(steps, ";\n  - "))}
-		})
-	}
-}
-
-// registerEdges adds wr edges (a read of a value follows its write), rw edges
-// from readers of the initial state to every writer of the key, and, with
-// writes-follow-reads, ww and rw edges into a transaction from the writer and
-// the other readers of the version it read before writing.
+// registerEdges adds wr edges (a read of a value follows its write), and for
+// every version order edge v1 -> v2, ww edges from v1's writer to v2's and rw
+// edges from v1's external readers to v2's writer (Elle's
+// version-graphs->transaction-graph).
 func (h *hist) registerEdges(x *registerIndex, e *edges) {
-	initial := make([]int32, len(h.in.keys))
-	for k := range initial {
-		initial[k] = h.lookup(int32(k), nil)
-	}
 	for v := int32(0); v < int32(len(h.vers)); v++ {
 		ver := &h.vers[v]
 		if ver.writer < 0 || ver.inter {
@@ -191,22 +172,17 @@ func (h *hist) registerEdges(x *registerIndex, e *edges) {
 		for _, r := range x.readersOf(v) {
 			e.add(ver.writer, r, wr)
 		}
-		if i := initial[ver.key]; i >= 0 {
-			for _, r := range x.readersOf(i) {
-				e.add(r, ver.writer, rw)
-			}
-		}
 	}
-	for _, ve := range x.wfr {
-		if x.cyclic[h.vers[ve.from].key] {
+	for _, ve := range x.order {
+		to := &h.vers[ve.to]
+		if to.writer < 0 || to.inter {
 			continue
 		}
-		t := h.vers[ve.to].writer
-		if prev := &h.vers[ve.from]; prev.writer >= 0 && !prev.inter {
-			e.add(prev.writer, t, ww)
+		if from := &h.vers[ve.from]; from.writer >= 0 && !from.inter {
+			e.add(from.writer, to.writer, ww)
 		}
 		for _, r := range x.readersOf(ve.from) {
-			e.add(r, t, rw)
+			e.add(r, to.writer, rw)
 		}
 	}
 }

@@ -19,9 +19,14 @@
 // list-append dirty-update, duplicate-elements and incompatible-order; for
 // rw-register cyclic-versions. With cycles in the dependency graph (ww, wr and
 // rw edges, plus process and realtime edges when asked or implied by the
-// models): G0, G1c, G-single, G-nonadjacent and G2-item, each also with a
-// -process and a -realtime variant. Every anomaly is explained in words, and
-// every cycle also as Graphviz DOT.
+// models): G0, G1c, G-single-item, G-nonadjacent-item and G2-item (Elle's
+// names: every anti-dependency here is on an item, none on a predicate), each
+// also with a -process and a -realtime variant. As Elle, a cycle step is named
+// by its data relation when its edge has one. Two more types make a result
+// unknown rather than invalid, and are reported whatever the models:
+// empty-transaction-graph and cycle-search-timeout. Every anomaly is
+// explained in words, and every cycle also as Graphviz DOT. Models and what
+// they forbid are Elle's lattice; see Models.
 //
 // How it works: keys and values are interned to ints; the graph has one int
 // vertex per transaction and flat (CSR) adjacency with a bitmask of relations
@@ -36,8 +41,10 @@
 // Limits, as in Elle: reads of info transactions are unknown and ignored; a
 // list-append read that is not a prefix of its key's longest read is reported
 // (incompatible-order) but contributes no dependency; rw-register version
-// orders come only from the initial state and, if asked, writes-follow-reads,
-// so register histories yield fewer cycles than list-append ones.
+// orders come only from the initial state and the sources asked for
+// (transaction order, writes-follow-reads, sequential or linearizable keys;
+// see versionOrder), so register histories yield fewer cycles than
+// list-append ones.
 package txn
 
 import (
@@ -78,6 +85,28 @@ type Options struct {
 	// the version it read. This orders more versions, and is what lets
 	// cyclic-versions show. Elle calls it wfr-keys.
 	WritesFollowReads bool
+	// SequentialKeys (rw-register only) assumes every key is sequentially
+	// consistent: along each process, the value a transaction left a key at
+	// precedes the value the next transaction on that process to touch the
+	// key found. Elle's sequential-keys?.
+	SequentialKeys bool
+	// LinearizableKeys (rw-register only) assumes every key is linearizable:
+	// the same, along real-time order. Elle's linearizable-keys?.
+	LinearizableKeys bool
+	// TransactionOrder (rw-register only) is a known commit order: the
+	// history index of a transaction's completion -> its position. The
+	// values the ordered transactions wrote to each key are ordered alike.
+	// Elle's transaction-order.
+	TransactionOrder map[int64]int
+	// Init (rw-register only) is the initial state, when HasInit says it is
+	// known: one value every key starts at, or a map from key to value whose
+	// keys are written as EDN without a keyword's colon ("x" for :x; keys
+	// not in it start at nil). A read of the initial value reads the initial
+	// state. Without HasInit every key starts at nil, and a read of a value
+	// nobody wrote is taken, as Elle takes it, for an unrecorded earlier
+	// value; with it, such a read is a garbage-read.
+	Init    any
+	HasInit bool
 }
 
 // DefaultCycleSearchBudget is the per-component budget when Options leave it 0.
@@ -97,9 +126,11 @@ type Result struct {
 	// ran out of budget or was cancelled).
 	Valid string
 	// AnomalyTypes lists, sorted, the anomaly types found that the chosen
-	// models (or Options.Anomalies) forbid.
+	// models (or Options.Anomalies) forbid, and, as Elle reports them, the
+	// two that make a result unknown: EmptyTransactionGraph and
+	// CycleSearchTimeout. Only the forbidden ones make it invalid.
 	AnomalyTypes []string
-	// Anomalies holds up to MaxAnomaliesPerType examples per forbidden type.
+	// Anomalies holds up to MaxAnomaliesPerType examples per reported type.
 	Anomalies map[string][]Anomaly
 	// Counts has the number of cases found for every anomaly type, including
 	// types the chosen models allow (those are not in Anomalies).
