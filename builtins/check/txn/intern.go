@@ -133,10 +133,16 @@ type keyed struct {
 
 // interner numbers keys densely from 0.
 type interner struct {
-	ints map[int64]int32
-	any  map[any]int32
-	keys []any // original key by id, for messages
+	dense []int32 // dense[x] is 1 + the id of integer key x, 0 if none, for 0 <= x < maxDenseKey
+	ints  map[int64]int32
+	any   map[any]int32
+	keys  []any // original key by id, for messages
 }
+
+// maxDenseKey bounds the integer keys found by indexing rather than hashing:
+// Jepsen numbers keys from 0, and a slice index costs a fraction of a map
+// probe on every micro-op.
+const maxDenseKey = 1 << 20
 
 func newInterner() *interner {
 	return &interner{ints: make(map[int64]int32), any: make(map[any]int32)}
@@ -145,6 +151,9 @@ func newInterner() *interner {
 // key returns k's id, adding it if new.
 func (in *interner) key(k any) int32 {
 	if x, ok := k.(int64); ok {
+		if x >= 0 && x < maxDenseKey {
+			return in.denseKey(x, k)
+		}
 		if id, ok := in.ints[x]; ok {
 			return id
 		}
@@ -162,6 +171,21 @@ func (in *interner) key(k any) int32 {
 	}
 	id := int32(len(in.keys))
 	in.any[c] = id
+	in.keys = append(in.keys, k)
+	return id
+}
+
+// denseKey is key for an integer key 0 <= x < maxDenseKey; k is x boxed.
+func (in *interner) denseKey(x int64, k any) int32 {
+	if int(x) >= len(in.dense) {
+		grown := min(max(2*len(in.dense), int(x)+1, 1024), maxDenseKey)
+		in.dense = append(in.dense, make([]int32, grown-len(in.dense))...)
+	}
+	if id := in.dense[x]; id > 0 {
+		return id - 1
+	}
+	id := int32(len(in.keys))
+	in.dense[x] = id + 1
 	in.keys = append(in.keys, k)
 	return id
 }
