@@ -154,7 +154,7 @@ inity = check.transactional(workload = "rw-register", consistency_models = ["rea
 	}{
 		{"plain", stale, Valid, "[]"},
 		{"lin", stale, Invalid, "[cyclic-versions]"},
-		{"seq", stale, Valid, "[]"},                          // two processes: no order
+		{"seq", stale, Valid, "[]"},                                       // two processes: no order
 		{"plain", pre, Invalid, "[empty-transaction-graph garbage-read]"}, // a run starts from a clean db: every key nil
 		{"init0", pre, Valid, "[]"},
 		{"inity", pre, Invalid, "[empty-transaction-graph garbage-read]"},
