@@ -205,7 +205,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	defer sched.Close()
 
-	sess, err := startClient(s.Client, seed.Split(o.Seed, "client"), o.Pool)
+	sess, err := startClient(ctx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: start client: %w", s.Name, err)
 	}
@@ -285,6 +285,12 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			}
 		}
 	}
+	if e, ok := sess.(client.Ender); ok {
+		// The client's own teardown may use the system: before the db's.
+		if err := e.End(); err != nil {
+			r.Problems = append(r.Problems, err.Error())
+		}
+	}
 	teardown() // likewise: free the nodes before a long check
 
 	// Check even after Ctrl-C: what was recorded deserves a verdict.
@@ -360,7 +366,11 @@ func (r *Replay) duration() time.Duration {
 
 // startClient starts the client's run, giving a client of real nodes the
 // pool's node addresses.
-func startClient(c client.Client, seed uint64, pool *control.Pool) (client.Session, error) {
+func startClient(ctx context.Context, c client.Client, seed uint64, pool *control.Pool, out io.Writer) (client.Session, error) {
+	if ps, ok := c.(client.PoolStarter); ok && pool != nil {
+		// A client written in Starlark gets the nodes themselves.
+		return ps.StartPool(ctx, seed, pool, out)
+	}
 	if ss, ok := c.(client.ServiceStarter); ok && pool != nil {
 		// The pool's Network knows where each node's service is: its host
 		// and port, or in local mode the proxy of the client's link to it.

@@ -22,7 +22,9 @@ import (
 	"github.com/faultline/faultline/builtins/client"
 	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/builtins/httpmod"
 	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/builtins/netmod"
 	"github.com/faultline/faultline/internal/seed"
 )
 
@@ -84,6 +86,8 @@ func Predeclared() starlark.StringDict {
 		"json":     json.Module,
 		"math":     math.Module,
 		"time":     time.Module,
+		"net":      netmod.Module,
+		"http":     httpmod.Module,
 	}
 }
 

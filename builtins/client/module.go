@@ -19,6 +19,7 @@ var Module = &starlarkstruct.Module{
 		"postgres": starlark.NewBuiltin("client.postgres", newPostgres),
 		"etcd":     starlark.NewBuiltin("client.etcd", newEtcd),
 		"demo_kv":  starlark.NewBuiltin("client.demo_kv", newDemoKV),
+		"starlark": starlark.NewBuiltin("client.starlark", newStarlark),
 	},
 }
 

@@ -76,6 +76,7 @@ var nodeMethods = map[string]nodeMethod{
 	"exists":       (*NodeValue).exists,
 	"listen_addr":  (*NodeValue).listenAddr,
 	"addr_of":      (*NodeValue).addrOf,
+	"client_addr":  (*NodeValue).clientAddr,
 	"faultline":    (*NodeValue).faultlineBinary,
 }
 
@@ -111,6 +112,28 @@ func (n *NodeValue) AttrNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// clientAddr is client_addr(service, port) -> "host:port": what a test
+// client dials to reach service on this node. On local nodes that is the
+// mesh's proxy of the client's link to the node, so a partition cuts client
+// traffic too; over SSH it is the node's host and port.
+func (n *NodeValue) clientAddr(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var (
+		service string
+		port    int
+	)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "service", &service, "port", &port); err != nil {
+		return nil, err
+	}
+	if port < 1 || port > 65535 {
+		return nil, fmt.Errorf("%s: port %d out of range", b.Name(), port)
+	}
+	a, err := n.pool.Network().DialAddr(ClientEndpoint, n.node.Name, service, port)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return starlark.String(a), nil
 }
 
 func (n *NodeValue) remote(thread *starlark.Thread) (Remote, error) {
