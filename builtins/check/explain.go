@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -20,17 +19,13 @@ type explanation struct {
 	details       map[string]any
 }
 
-// explain turns porcupine's partial linearizations of the failing partition
+// explain turns the longest partial linearization of the failing partition
 // into a story a person can follow: the longest linearizable prefix, the op
 // that cannot come next, the states it could have seen, and why each op that
 // could come next does not fit.
-func (c *linearizable) explain(h []history.Op, p *prepared, part int, info porcupine.LinearizationInfo) explanation {
+func (c *linearizable) explain(h []history.Op, p *prepared, part int, best []int) explanation {
 	pt := &p.parts[part]
 	ops := pt.ops
-	var best []int
-	if partials := info.PartialLinearizations(); len(partials) > 0 {
-		best = longest(partials[0])
-	}
 	var b strings.Builder
 	where := ""
 	if c.s.kind == kindKV {
@@ -39,7 +34,7 @@ func (c *linearizable) explain(h []history.Op, p *prepared, part int, info porcu
 	fmt.Fprintf(&b, "Not linearizable%s (%s, %d with unknown outcome).\n\n", where, plural(len(ops), "op"), pt.unknown)
 	state := c.writePrefix(&b, h, ops, best)
 	blocking, next := frontier(ops, best)
-	c.writeBlocking(&b, h, ops, blocking)
+	c.writeBlocking(&b, h, ops, blocking, best)
 	nextIdx := c.writeNext(&b, h, ops, next, state)
 
 	// Faults around the end of the prefix and the blocking op.
@@ -123,9 +118,9 @@ func frontier(ops []porcupine.Operation, best []int) (blocking int, next []int) 
 
 // writeBlocking names the op that cannot be linearized and the states it
 // could have seen.
-func (c *linearizable) writeBlocking(b *strings.Builder, h []history.Op, ops []porcupine.Operation, blocking int) {
+func (c *linearizable) writeBlocking(b *strings.Builder, h []history.Op, ops []porcupine.Operation, blocking int, best []int) {
 	bo := ops[blocking]
-	reach, complete := c.s.reachableStates(ops, blocking)
+	reach, complete := c.s.reachableStates(ops, blocking, best)
 	fmt.Fprintf(b, "\nOp %s cannot be linearized. ", opTitle(h, bo))
 	if bo.Return == infinity {
 		b.WriteString("Its outcome is unknown, so it may take effect any time after its invocation; the states it could meet there: ")
@@ -186,18 +181,6 @@ func (c *linearizable) opLine(h []history.Op, o porcupine.Operation) string {
 // opTitle names an op in a sentence: "#84->#85 (p11 read -> 2)".
 func opTitle(h []history.Op, o porcupine.Operation) string {
 	return fmt.Sprintf("%s (p%d %s)", opRef(h, o), h[opIn(o).invoke].Process, describeOp(opIn(o), opOut(o)))
-}
-
-// longest picks the longest partial linearization; ties go to the
-// lexicographically smallest so the text is deterministic.
-func longest(partials [][]int) []int {
-	var best []int
-	for _, p := range partials {
-		if len(p) > len(best) || len(p) == len(best) && slices.Compare(p, best) < 0 {
-			best = p
-		}
-	}
-	return best
 }
 
 // plural counts a noun: "1 op", "3 ops".

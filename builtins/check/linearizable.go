@@ -120,6 +120,9 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 		"model": c.s.name, "init": formatValue(c.init), "ok_ops": prep.ok, "unknown_ops": prep.unknown,
 		"failed_ops_dropped": prep.failed, "unknown_reads_dropped": prep.infoReads, "partitions": len(prep.parts),
 	}
+	if prep.loneInfos > 0 {
+		res.Details["uninvoked_infos_dropped"] = prep.loneInfos
+	}
 	if prep.ops() == 0 {
 		// Knossos' answer: with no op that took effect the history is
 		// linearizable. Consumed stays 0, so the verdict layer knows the
@@ -142,14 +145,18 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 	switch {
 	case sr.failed >= 0:
 		res.Valid = Invalid
-		verdict, info := c.s.detail(ctx, h, prep.parts[sr.failed].ops, timeout)
-		ex := c.explain(h, prep, sr.failed, info)
+		ex := c.explain(h, prep, sr.failed, sr.best)
 		res.Summary, res.Explanation = ex.summary, ex.text
-		if verdict != porcupine.Illegal {
-			res.Explanation += "\nThe re-run of the search that produced this explanation did not finish, so the prefix shown may not be the longest.\n"
-		}
 		maps.Copy(res.Details, ex.details)
-		if env.OutDir != "" {
+		if n := len(prep.parts[sr.failed].ops); env.OutDir != "" && n > maxVisualizedOps {
+			// The page replays porcupine's search, whose cache is quadratic.
+			res.Explanation += fmt.Sprintf("\nNo visualization: %d ops is more than the %d it handles.\n", n, maxVisualizedOps)
+		} else if env.OutDir != "" {
+			// Only the page needs porcupine's own record of the search.
+			verdict, info := c.s.detail(ctx, h, prep.parts[sr.failed].ops, timeout)
+			if verdict != porcupine.Illegal {
+				res.Explanation += "\nThe re-run of the search that drew the visualization did not finish, so the page may show a shorter prefix.\n"
+			}
 			c.writePage(&res, h, prep, sr.failed, info, env.OutDir)
 		}
 	case sr.cancelled:
@@ -158,7 +165,7 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 		res.Valid = Unknown
 		res.Summary, res.Explanation = c.timeoutText(prep, sr.timedOut, timeout)
 		res.Details["timed_out_keys"] = partKeys(prep, sr.timedOut)
-		if env.OutDir != "" && ctx.Err() == nil {
+		if env.OutDir != "" && ctx.Err() == nil && len(prep.parts[sr.timedOut[0]].ops) <= maxVisualizedOps {
 			// The page shows how far a bounded re-run of the largest undecided
 			// partition got; the first search kept no partial orders.
 			_, info := c.s.detail(ctx, h, prep.parts[sr.timedOut[0]].ops, min(timeout, undecidedPageBudget))

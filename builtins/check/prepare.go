@@ -30,6 +30,7 @@ type prepared struct {
 	unknown   int              // info or never-completed ops kept with an unconstrained output
 	failed    int              // fail completions: the op did not happen, dropped
 	infoReads int              // unknown-outcome ops with no effect (reads), dropped
+	loneInfos int              // client info ops with no open invocation (a crash record), dropped
 }
 
 func (p *prepared) ops() int { return p.ok + p.unknown }
@@ -38,11 +39,11 @@ func (p *prepared) ops() int { return p.ok + p.unknown }
 // porcupine operation. Times are positions in h, so real-time order is exactly
 // the order the history recorded; an unknown outcome returns at infinity.
 func (s *spec) prepare(h []history.Op) (*prepared, error) {
-	pairs, err := history.Pair(h)
+	pairs, lone, err := pairTolerant(h)
 	if err != nil {
 		return nil, fmt.Errorf("pair invocations with completions: %w", err)
 	}
-	p := &prepared{pairs: pairs}
+	p := &prepared{pairs: pairs, loneInfos: lone}
 	size := len(pairs)
 	for _, pr := range pairs {
 		if h[pr.Invoke].F == finalDumpF && pr.Complete >= 0 {
@@ -122,6 +123,58 @@ func (s *spec) prepare(h []history.Op) (*prepared, error) {
 		add(in, out, inv.Process, int64(pr.Invoke), ret)
 	}
 	return p, nil
+}
+
+// pairTolerant pairs like history.Pair, except that a client info op whose
+// process has no open invocation is dropped and counted instead of refused.
+// Knossos (and Jepsen's histories it reads) record a crash that way: a bare
+// {:type :info :f :crash} with nothing invoked, which says nothing about the
+// register. An ok or fail with no invocation is still an error.
+func pairTolerant(h []history.Op) ([]history.OpPair, int, error) {
+	// Most histories have none: pair them directly, and look for lone
+	// infos only when pairing fails.
+	pairs, err := history.Pair(h)
+	if err == nil {
+		return pairs, 0, nil
+	}
+	open := map[int]bool{}
+	var lone []int
+	for i := range h {
+		op := &h[i]
+		switch {
+		case op.IsNemesis():
+		case op.Type == history.Invoke:
+			open[op.Process] = true
+		case op.Type == history.Info && !open[op.Process]:
+			lone = append(lone, i)
+		default:
+			delete(open, op.Process)
+		}
+	}
+	if len(lone) == 0 {
+		return nil, 0, err
+	}
+	// Pair the history without them, then map positions back to h.
+	kept := make([]history.Op, 0, len(h)-len(lone))
+	pos := make([]int, 0, len(h)-len(lone))
+	for i, j := 0, 0; i < len(h); i++ {
+		if j < len(lone) && lone[j] == i {
+			j++
+			continue
+		}
+		kept, pos = append(kept, h[i]), append(pos, i)
+	}
+	pairs, err = history.Pair(kept)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range pairs {
+		pairs[i].Invoke = pos[pairs[i].Invoke]
+		if pairs[i].Complete >= 0 {
+			pairs[i].Complete = pos[pairs[i].Complete]
+		}
+	}
+	return pairs, len(lone), nil
 }
 
 // finalDumpF is the function of the final-state read (a scenario's final=

@@ -2,9 +2,11 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -23,25 +25,23 @@ const maxVisualizedOps = 20000
 type searchResult struct {
 	verdicts  []porcupine.CheckResult
 	failed    int   // the partition proven not linearizable, -1 if none
+	best      []int // the failed partition's longest partial linearization (op ids)
 	timedOut  []int // partitions whose search hit the timeout, largest first
 	cancelled bool  // the context ended the search before it decided
 }
 
 // search checks each partition in its own goroutine, as porcupine does, but
-// calls porcupine once per partition so the first partition proven illegal
-// can stop the others: an illegal partition needs an exhaustive search, and
-// the other keys of a bad history can take minutes. It does not record
-// partial linearizations (that costs about a fifth more on a passing
-// history); detail re-runs the one partition a person needs to see.
+// with linCheck (linsearch.go), so the first partition proven illegal can stop
+// the others (an illegal partition needs an exhaustive search, and the other
+// keys of a bad history can take minutes), and the search that proves a
+// partition illegal also yields its longest partial linearization: the
+// explanation needs no second search.
 //
-// Stopping works through the model: once stop is set every step fails, which
-// unwinds a search quickly. Failing steps can only turn Ok into Illegal, so an
-// Ok stays trustworthy and an Illegal counts only if stop was still clear when
-// its search finished.
+// Stopping works through a flag linCheck polls; a stopped search answers
+// Unknown, so only a search that ran to its end decides.
 func (s *spec) search(ctx context.Context, h []history.Op, p *prepared, timeout time.Duration) searchResult {
 	var stop atomic.Bool
 	defer context.AfterFunc(ctx, func() { stop.Store(true) })()
-	model := s.porcupineModel(h, &stop)
 	var deadline time.Time
 	if timeout > 0 {
 		deadline = time.Now().Add(timeout)
@@ -56,14 +56,14 @@ func (s *spec) search(ctx context.Context, h []history.Op, p *prepared, timeout 
 				return
 			}
 		}
-		verdict := porcupine.CheckOperationsTimeout(model, p.parts[i].ops, left)
+		r := s.linCheck(p.parts[i].ops, &stop, left)
 		mu.Lock()
 		defer mu.Unlock()
-		if verdict == porcupine.Illegal && !stop.Load() && sr.failed < 0 {
-			sr.failed = i
+		if r.verdict == porcupine.Illegal && sr.failed < 0 {
+			sr.failed, sr.best = i, r.best
 			stop.Store(true)
 		}
-		sr.verdicts[i] = verdict
+		sr.verdicts[i] = r.verdict
 	}
 	// The first partition runs on this goroutine: most histories have one,
 	// and a handoff per check is measurable on a small machine.
@@ -76,12 +76,14 @@ func (s *spec) search(ctx context.Context, h []history.Op, p *prepared, timeout 
 	if sr.failed >= 0 {
 		return sr
 	}
+	// A context that ran out of time is a timeout, one cancelled is not.
+	if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) && slices.Contains(sr.verdicts, porcupine.Unknown) {
+		sr.cancelled = true
+		return sr
+	}
 	for i, v := range sr.verdicts {
-		switch v {
-		case porcupine.Unknown:
+		if v == porcupine.Unknown {
 			sr.timedOut = append(sr.timedOut, i)
-		case porcupine.Illegal: // only a stopped search ends Illegal here
-			sr.cancelled = true
 		}
 	}
 	sort.SliceStable(sr.timedOut, func(a, b int) bool {
