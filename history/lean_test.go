@@ -9,13 +9,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/builtins/check/txn"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/measure"
 )
 
 // appendGen describes a simulated list-append run: each transaction takes
@@ -346,10 +345,10 @@ func BenchmarkAppendEndToEnd(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			base := ms.HeapAlloc
-			peak := newPeakHeap()
+			peak := measure.StartPeak()
 			var read time.Duration
 			var held uint64
-			cpu0 := cpuTime(b)
+			cpu0 := measure.CPU(b)
 			for b.Loop() {
 				t0 := time.Now()
 				f, err := history.ReadFile(path, history.Auto)
@@ -366,64 +365,22 @@ func BenchmarkAppendEndToEnd(b *testing.B) {
 				}
 				if held == 0 {
 					b.StopTimer()
-					c := cpuTime(b)
+					c := measure.CPU(b)
 					runtime.GC()
 					runtime.ReadMemStats(&ms)
 					held = ms.HeapAlloc - base
 					runtime.KeepAlive(f)
-					cpu0 += cpuTime(b) - c
+					cpu0 += measure.CPU(b) - c
 					b.StartTimer()
 				}
 			}
-			cpu := cpuTime(b) - cpu0
+			cpu := measure.CPU(b) - cpu0
 			b.ReportMetric(float64(g.Txns)*float64(b.N)/b.Elapsed().Seconds(), "txn/s")
 			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-			b.ReportMetric(float64(peak.stop())/(1<<20), "peak-heap-MB")
+			_, top := peak.Stop()
+			b.ReportMetric(float64(top)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(held)/(1<<20), "history-heap-MB")
 			b.ReportMetric(read.Seconds()/float64(b.N), "read-s/op")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime(b testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// peakHeap samples the heap size every few milliseconds.
-type peakHeap struct {
-	done chan struct{}
-	wg   sync.WaitGroup
-	max  uint64
-}
-
-func newPeakHeap() *peakHeap {
-	p := &peakHeap{done: make(chan struct{})}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			p.max = max(p.max, ms.HeapAlloc)
-			select {
-			case <-p.done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return p
-}
-
-func (p *peakHeap) stop() uint64 {
-	close(p.done)
-	p.wg.Wait()
-	return p.max
 }

@@ -3,11 +3,11 @@ package txn
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/measure"
 )
 
 // BenchmarkValid1M checks a 1,000,000-transaction list-append history from a
@@ -55,7 +55,7 @@ func benchCheck(b *testing.B, ops []history.Op, o Options, want string) *Result 
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapAlloc
-	peak := newPeakHeap()
+	peak := measure.StartPeak()
 	var r *Result
 	start := time.Now()
 	for b.Loop() {
@@ -68,45 +68,11 @@ func benchCheck(b *testing.B, ops []history.Op, o Options, want string) *Result 
 		}
 	}
 	elapsed := time.Since(start)
-	top := peak.stop()
+	_, top := peak.Stop()
 	b.ReportMetric(float64(r.Txns)*float64(b.N)/elapsed.Seconds(), "txn/s")
 	b.ReportMetric(float64(base)/(1<<20), "history-heap-MB")
 	b.ReportMetric(float64(top)/(1<<20), "peak-heap-MB")
 	return r
-}
-
-// peakHeap samples the heap size every few milliseconds.
-type peakHeap struct {
-	done chan struct{}
-	wg   sync.WaitGroup
-	max  uint64
-}
-
-func newPeakHeap() *peakHeap {
-	p := &peakHeap{done: make(chan struct{})}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			p.max = max(p.max, ms.HeapAlloc)
-			select {
-			case <-p.done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return p
-}
-
-func (p *peakHeap) stop() uint64 {
-	close(p.done)
-	p.wg.Wait()
-	return p.max
 }
 
 // largestSCC is the size of the largest strongly connected component of the

@@ -1,0 +1,61 @@
+// Package measure is what benchmarks report beside ns/op: the process's CPU
+// time, which leaves out other processes on a loaded machine, and the heap's
+// peak while something runs.
+package measure
+
+import (
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// CPU returns the CPU time the process has used so far, user and system,
+// all goroutines and the collector included.
+func CPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// Peak samples the heap in use every few milliseconds from StartPeak to
+// Stop.
+type Peak struct {
+	done      chan struct{}
+	wg        sync.WaitGroup
+	base, max uint64
+}
+
+// StartPeak starts sampling; the heap in use now is the base Stop's first
+// result is measured from.
+func StartPeak() *Peak {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	p := &Peak{done: make(chan struct{}), base: ms.HeapInuse, max: ms.HeapInuse}
+	p.wg.Go(func() {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			p.max = max(p.max, m.HeapInuse)
+			select {
+			case <-p.done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return p
+}
+
+// Stop ends sampling and returns the peak above the base and the peak
+// itself, in bytes.
+func (p *Peak) Stop() (above, peak uint64) {
+	close(p.done)
+	p.wg.Wait()
+	return p.max - p.base, p.max
+}
