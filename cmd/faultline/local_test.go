@@ -144,7 +144,8 @@ func TestLocalPoolOwnsItsRoot(t *testing.T) {
 }
 
 // slowLocalScript starts a daemon writing a log on each --local node, then
-// runs a workload for minutes: long enough to be killed mid-run.
+// runs a workload for minutes (in real time, with --realtime): long enough
+// to be killed mid-run.
 const slowLocalScript = `load("@stdlib//workloads.star", "cas_register")
 
 def setup(node):
@@ -178,7 +179,9 @@ func TestKilledLocalRunKeepsNodeLogs(t *testing.T) {
 	if err := os.WriteFile(script, []byte(slowLocalScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", script, "--local", "--yes", "--out", out)
+	// --realtime: an in-process client would otherwise run the 5 minutes in
+	// simulated time, finishing (and cleaning up) before the test looks.
+	cmd := exec.Command(bin, "run", script, "--local", "--yes", "--realtime", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -189,9 +192,11 @@ func TestKilledLocalRunKeepsNodeLogs(t *testing.T) {
 	var root string
 	for deadline := time.Now().Add(2 * time.Minute); ; {
 		roots, _ := filepath.Glob(filepath.Join(tmp, localRootPattern+"*"))
+		var owner []byte
+		var logs []string
 		if len(roots) == 1 {
-			owner, _ := os.ReadFile(filepath.Join(roots[0], localOwnerFile))
-			logs, _ := filepath.Glob(filepath.Join(roots[0], "n*", "d.log"))
+			owner, _ = os.ReadFile(filepath.Join(roots[0], localOwnerFile))
+			logs, _ = filepath.Glob(filepath.Join(roots[0], "n*", "d.log"))
 			if strings.Contains(string(owner), "session ") && len(logs) == 3 {
 				root = roots[0]
 				break
@@ -200,7 +205,10 @@ func TestKilledLocalRunKeepsNodeLogs(t *testing.T) {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			cmd.Wait()
-			t.Fatalf("the run never got its nodes going:\n%s", stderr.String())
+			var files []string
+			filepath.Walk(tmp, func(p string, _ os.FileInfo, _ error) error { files = append(files, p); return nil })
+			t.Fatalf("the run never got its nodes going: roots %q, owner file %q, logs %q, files %q\nstderr:\n%s",
+				roots, owner, logs, files, stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
