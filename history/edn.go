@@ -20,14 +20,11 @@ type ednReader struct {
 	data  []byte
 	pos   int
 	depth int
-	kw    map[string]any // keywords seen so far, boxed once
-	strs  interner       // op field strings seen so far
-	line  bool           // the input is one log line: its end is "end of line"
-	lean  leanState      // the op-value fast path's buffers (ednread.go)
-	// ordinal reports that the last op map read lacked :index or :time, so
-	// its position in the history stands in for them.
-	ordinal bool
-	last    [fieldFaultEpoch + 1]string // the last text of each op field, for textOf
+	kw    map[string]any              // keywords seen so far, boxed once
+	strs  interner                    // op field strings seen so far
+	line  bool                        // the input is one log line: its end is "end of line"
+	lean  leanState                   // the op-value fast path's buffers (ednread.go)
+	last  [fieldFaultEpoch + 1]string // the last text of each op field, for textOf
 }
 
 func (r *ednReader) errorf(off int, format string, args ...any) *ParseError {

@@ -2,53 +2,20 @@ package history
 
 import (
 	"bytes"
-	"math"
-	"runtime"
-	"sync/atomic"
 	"unicode/utf8"
 )
 
 // readEDN reads a Jepsen EDN history: a sequence of top-level forms, each an op
 // map (optionally tagged, as in #jepsen.history.Op{...}) or a vector or list of
 // op maps. One map per line and one big vector are both such sequences.
-//
-// A big file of one map per line can be read in two halves at once (see
-// splitMin and readTail); the result is the same as reading it from start
-// to end.
 func readEDN(data []byte) ([]Op, []int, error) {
 	r := ednReader{data: data}
-	all := make([]Op, 0, bytes.Count(data, []byte{'\n'})+1)
-	allLines := make([]int, 0, cap(all))
-	ops, lines := all, allLines
+	ops := make([]Op, 0, bytes.Count(data, []byte{'\n'})+1)
+	lines := make([]int, 0, cap(ops))
 	at := lineCounter{data: data}
-	split := splitPoint(data)
-	var tail chan ednTail
-	var stop atomic.Bool
-	defer stop.Store(true) // on any return, a tail still being read is wasted
-	if split > 0 {
-		// The tail goes into the second part of all, the head into the
-		// first, capped so that a head longer than guessed moves
-		// elsewhere rather than overwrite the tail.
-		off := bytes.Count(data[:split], []byte{'\n'})
-		ops, lines = all[:0:off], allLines[:0:off]
-		tail = make(chan ednTail, 1)
-		go func(start int, ops []Op, lines []int) {
-			tail <- readTail(data, start, ops, lines, &stop)
-		}(split, all[off:off], allLines[off:off])
-	}
 	for {
 		if err := r.skip(); err != nil {
 			return nil, nil, err
-		}
-		if split > 0 && r.pos >= split {
-			if r.pos == split {
-				if t := <-tail; t.ok {
-					return joinOps(all, ops, t.ops), joinOps(allLines, lines, t.lines), nil
-				}
-			}
-			// The head did not end where the tail began: read on alone.
-			split = 0
-			stop.Store(true)
 		}
 		if r.eof() {
 			return ops, lines, nil
@@ -84,90 +51,6 @@ func readEDN(data []byte) ([]Op, []int, error) {
 			ops = append(ops, op)
 		}
 	}
-}
-
-// splitMin is the smallest input read in two halves at once. It is off
-// (the largest int) for now: on the shared 2-core machine this was measured
-// on, with other load on both cores, reading 1M transactions in two halves
-// was slower in wall time than one reader (the GC and the other load leave
-// no core idle), so it stays off until a measurement on an idle machine
-// shows a gain; 8 << 20 is the size it was tried at
-// (BenchmarkAppendEndToEnd/lean-split).
-var splitMin = math.MaxInt
-
-// splitPoint returns where the second half of a big input starts: the
-// start of a line that starts with '{' or a record tag, near the middle. It
-// returns 0 when the input is small, there is one processor, or no such line
-// is close.
-func splitPoint(data []byte) int {
-	if len(data) < splitMin || runtime.GOMAXPROCS(0) < 2 {
-		return 0
-	}
-	mid := len(data) / 2
-	end := min(len(data)-1, mid+1<<20)
-	for i := mid; i < end; {
-		j := bytes.IndexByte(data[i:end], '\n')
-		if j < 0 {
-			break
-		}
-		if i += j + 1; data[i] == '{' || data[i] == '#' && i+1 < len(data) && isTagStart(data[i+1]) {
-			return i
-		}
-	}
-	return 0
-}
-
-// ednTail is the second half of an input, read on its own.
-type ednTail struct {
-	ops   []Op
-	lines []int
-	ok    bool
-}
-
-// readTail reads the op maps from offset start to the end of data, on its
-// own reader. Its guess that start begins a top-level form holds when the
-// head of the input, read up to there, ends exactly at start; readEDN checks
-// that before using the tail. The tail gives up (not ok) on anything it
-// cannot read exactly as reading the whole input would: an error (the head
-// reader then meets it and reports it), a top-level vector, an op without
-// :index or :time (which would be numbered by its position), or stop.
-func readTail(data []byte, start int, ops []Op, lines []int, stop *atomic.Bool) ednTail {
-	r := ednReader{data: data, pos: start}
-	at := lineCounter{data: data}
-	for !stop.Load() {
-		if err := r.skip(); err != nil {
-			return ednTail{}
-		}
-		if r.eof() {
-			return ednTail{ops, lines, true}
-		}
-		if c := r.data[r.pos]; c != '{' && c != '#' {
-			return ednTail{}
-		}
-		lines = append(lines, at.line(r.pos))
-		op, err := r.readOpForm(0)
-		if err != nil || r.ordinal {
-			return ednTail{}
-		}
-		ops = append(ops, op)
-	}
-	return ednTail{}
-}
-
-// joinOps appends tail to head. When head is still the start of all, tail
-// (which may lie further on in all) is moved down to follow it in place,
-// costing no new array.
-func joinOps[T any](all, head, tail []T) []T {
-	n, m := len(head), len(tail)
-	if n+m <= cap(all) && cap(head) > 0 && &head[:1][0] == &all[:1][0] {
-		out := all[:n+m]
-		if m > 0 && &out[n] != &tail[0] { // with one map per line, the tail is already in place
-			copy(out[n:], tail)
-		}
-		clear(all[n+m : cap(all)]) // what the tail was moved from holds no references
-		return out
-	}
-	return append(head[:n:n], tail...)
 }
 
 // readOpForm reads an op map, skipping a record tag in front of it.
@@ -218,7 +101,6 @@ func (r *ednReader) readOp(ordinal int64) (Op, *ParseError) {
 		}
 	}
 	r.leave()
-	r.ordinal = b.seen&(1<<fieldIndex) == 0 || b.seen&(1<<fieldTime) == 0
 	op, err := b.finish(ordinal)
 	if err != nil {
 		return Op{}, r.errorf(open, "%v", err)

@@ -170,13 +170,9 @@ func ednOf(t testing.TB, ops []history.Op) []byte {
 	return buf.Bytes()
 }
 
-// readBoth reads data with the fast path, in two halves at once when there
-// is a line to split at, and with the generic reader from start to end.
+// readBoth reads data with the fast path and with the generic reader.
 func readBoth(data []byte) (lean, generic *history.File, leanErr, genericErr error) {
-	restore := history.SetSplitMin(0)
 	lean, leanErr = history.Read(bytes.NewReader(data), "h.edn", history.EDN)
-	restore()
-	defer history.SetSplitMin(1 << 62)()
 	defer history.SetLeanValues(false)()
 	generic, genericErr = history.Read(bytes.NewReader(data), "h.edn", history.EDN)
 	return
@@ -320,8 +316,7 @@ func FuzzLeanValues(f *testing.F) {
 // check` does: 10 processes, 1-4 micro-ops, keys retired after 16 appends,
 // 1% failed and 1% indeterminate transactions. "baseline" is the reader as
 // it was before the op-value fast path (generic values); "lean" is the
-// reader as it is; "lean-split" also reads the file in two halves at once,
-// which is off by default (see splitMin in ednread.go).
+// reader as it is.
 // It reports transactions per second wall, the CPU seconds the process
 // used per history (user and system, so other load on the machine counts
 // less), the peak heap sampled, the heap the history holds once read, and
@@ -333,14 +328,11 @@ func BenchmarkAppendEndToEnd(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, v := range []struct {
-		name        string
-		lean, split bool
-	}{{"baseline", false, false}, {"lean", true, false}, {"lean-split", true, true}} {
+		name string
+		lean bool
+	}{{"baseline", false}, {"lean", true}} {
 		b.Run(v.name, func(b *testing.B) {
 			defer history.SetLeanValues(v.lean)()
-			if v.split {
-				defer history.SetSplitMin(8 << 20)()
-			}
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)

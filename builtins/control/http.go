@@ -27,7 +27,7 @@ func httpGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
 			"status": starlark.MakeInt(status), "body": starlark.String(body), "error": starlark.String(err)})
 	}
-	ctx := threadContext(thread)
+	ctx := ThreadContext(thread)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
@@ -56,7 +56,7 @@ func sleep(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	select {
 	case <-t.C:
 		return starlark.None, nil
-	case <-threadContext(thread).Done():
-		return nil, fmt.Errorf("%s: %w", b.Name(), threadContext(thread).Err())
+	case <-ThreadContext(thread).Done():
+		return nil, fmt.Errorf("%s: %w", b.Name(), ThreadContext(thread).Err())
 	}
 }

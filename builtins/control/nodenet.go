@@ -68,7 +68,7 @@ func (n *NodeValue) faultlineBinary(thread *starlark.Thread, b *starlark.Builtin
 	}
 	var remote string
 	err = n.withRemote(thread, b, func(r Remote) (err error) {
-		remote, _, err = InstallBinary(threadContext(thread), r, self, "faultline")
+		remote, _, err = InstallBinary(ThreadContext(thread), r, self, "faultline")
 		return err
 	})
 	if err != nil {

@@ -137,7 +137,7 @@ func (n *NodeValue) clientAddr(_ *starlark.Thread, b *starlark.Builtin, args sta
 }
 
 func (n *NodeValue) remote(thread *starlark.Thread) (Remote, error) {
-	return n.pool.Remote(threadContext(thread), n.node.Name)
+	return n.pool.Remote(ThreadContext(thread), n.node.Name)
 }
 
 // exec is exec(*argv, raw=, dir=, env=, sudo=False, timeout=, check=True,
@@ -176,7 +176,7 @@ func (n *NodeValue) run(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	c := Cmd{Argv: argv, Raw: raw, Dir: dir, Env: envMap, Sudo: sudo, Stdin: []byte(stdin), Timeout: time.Duration(timeout)}
-	res, err := r.Run(threadContext(thread), c)
+	res, err := r.Run(ThreadContext(thread), c)
 	var ee *ExitError
 	if err != nil && (check || !errors.As(err, &ee)) {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
@@ -193,7 +193,7 @@ func (n *NodeValue) upload(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "local", &local, "remote", &remote); err != nil {
 		return nil, err
 	}
-	return starlark.None, n.withRemote(thread, b, func(r Remote) error { return r.Upload(threadContext(thread), local, remote) })
+	return starlark.None, n.withRemote(thread, b, func(r Remote) error { return r.Upload(ThreadContext(thread), local, remote) })
 }
 
 func (n *NodeValue) download(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -201,7 +201,7 @@ func (n *NodeValue) download(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "remote", &remote, "local", &local); err != nil {
 		return nil, err
 	}
-	return starlark.None, n.withRemote(thread, b, func(r Remote) error { return r.Download(threadContext(thread), remote, local) })
+	return starlark.None, n.withRemote(thread, b, func(r Remote) error { return r.Download(ThreadContext(thread), remote, local) })
 }
 
 // startDaemon is start_daemon(argv, pidfile=, logfile=, chdir=, env=, sudo=False) -> pid.
@@ -226,7 +226,7 @@ func (n *NodeValue) startDaemon(thread *starlark.Thread, b *starlark.Builtin, ar
 	}
 	var pid int
 	err = n.withRemote(thread, b, func(r Remote) (err error) {
-		pid, err = StartDaemon(threadContext(thread), r, Daemon{Argv: argv, Pidfile: pidfile, Logfile: logfile, Chdir: chdir, Env: envMap, Sudo: sudo})
+		pid, err = StartDaemon(ThreadContext(thread), r, Daemon{Argv: argv, Pidfile: pidfile, Logfile: logfile, Chdir: chdir, Env: envMap, Sudo: sudo})
 		return err
 	})
 	if err != nil {
@@ -245,7 +245,7 @@ func (n *NodeValue) stopDaemon(thread *starlark.Thread, b *starlark.Builtin, arg
 	s.Grace = time.Duration(grace)
 	var stopped bool
 	err := n.withRemote(thread, b, func(r Remote) (err error) {
-		stopped, err = StopDaemon(threadContext(thread), r, s)
+		stopped, err = StopDaemon(ThreadContext(thread), r, s)
 		return err
 	})
 	if err != nil {
@@ -266,7 +266,7 @@ func (n *NodeValue) signal(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	var count int
 	err := n.withRemote(thread, b, func(r Remote) (err error) {
-		ctx := threadContext(thread)
+		ctx := ThreadContext(thread)
 		switch t := target.(type) {
 		case starlark.Int:
 			pid, ok := t.Int64()
@@ -295,7 +295,7 @@ func (n *NodeValue) awaitPort(thread *starlark.Thread, b *starlark.Builtin, args
 		return nil, err
 	}
 	return starlark.None, n.withRemote(thread, b, func(r Remote) error {
-		return AwaitPort(threadContext(thread), r, port, time.Duration(timeout))
+		return AwaitPort(ThreadContext(thread), r, port, time.Duration(timeout))
 	})
 }
 
@@ -307,7 +307,7 @@ func (n *NodeValue) exists(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	var ok bool
 	err := n.withRemote(thread, b, func(r Remote) (err error) {
-		ok, err = Exists(threadContext(thread), r, path)
+		ok, err = Exists(ThreadContext(thread), r, path)
 		return err
 	})
 	if err != nil {

@@ -43,8 +43,9 @@ var Module = &starlarkstruct.Module{
 	},
 }
 
-// threadContext returns the run context stored on thread.
-func threadContext(thread *starlark.Thread) context.Context {
+// ThreadContext returns the run (or op) context stored on thread, so
+// blocking builtins of any module stop with it; Background when none is.
+func ThreadContext(thread *starlark.Thread) context.Context {
 	if ctx, ok := thread.Local(CtxLocal).(context.Context); ok && ctx != nil {
 		return ctx
 	}
@@ -115,7 +116,7 @@ func onNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	freezeCallable(callable)
 
-	ctx := threadContext(thread)
+	ctx := ThreadContext(thread)
 	results := make([]starlark.Value, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup

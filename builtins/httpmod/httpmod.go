@@ -72,13 +72,6 @@ func threadClient(thread *starlark.Thread) *http.Client {
 	return shared
 }
 
-func threadContext(thread *starlark.Thread) context.Context {
-	if ctx, ok := thread.Local(control.CtxLocal).(context.Context); ok && ctx != nil {
-		return ctx
-	}
-	return context.Background()
-}
-
 func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		method, url string
@@ -118,7 +111,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(threadContext(thread), time.Duration(timeout))
+	ctx, cancel := context.WithTimeout(control.ThreadContext(thread), time.Duration(timeout))
 	defer cancel()
 	var rd io.Reader
 	if payload != nil {

@@ -46,15 +46,6 @@ var Module = &starlarkstruct.Module{
 	},
 }
 
-// threadContext is the run (or op) context a thread carries, so blocking
-// calls stop with it.
-func threadContext(thread *starlark.Thread) context.Context {
-	if ctx, ok := thread.Local(control.CtxLocal).(context.Context); ok && ctx != nil {
-		return ctx
-	}
-	return context.Background()
-}
-
 func dial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var addr string
 	timeout := starval.Duration(DefaultTimeout)
@@ -64,7 +55,7 @@ func dial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if timeout <= 0 {
 		return nil, fmt.Errorf("%s: timeout must be positive", b.Name())
 	}
-	ctx, cancel := context.WithTimeout(threadContext(thread), time.Duration(timeout))
+	ctx, cancel := context.WithTimeout(control.ThreadContext(thread), time.Duration(timeout))
 	defer cancel()
 	c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -149,7 +140,7 @@ func (c *Conn) io(thread *starlark.Thread, what string, fn func() error) error {
 	if c.closed {
 		return fmt.Errorf("%s %s: connection closed", what, c.addr)
 	}
-	ctx := threadContext(thread)
+	ctx := control.ThreadContext(thread)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s %s: %v", what, c.addr, context.Cause(ctx))
 	}

@@ -42,29 +42,34 @@ type checkFlags struct {
 	initSet     bool   // --init was given, so the initial state is known
 }
 
-// txnOnly reports the transactional flags given to a model they do not fit.
-func (f checkFlags) txnOnly() string {
+// txnFlag is a transactional flag as given: whether it was set, and
+// whether it fits rw-register alone.
+type txnFlag struct {
+	name        string
+	set, rwOnly bool
+}
+
+// txnFlags are the transactional flags, in help order.
+func (f checkFlags) txnFlags() []txnFlag {
+	return []txnFlag{
+		{"--consistency-model", len(f.cms) > 0, false},
+		{"--anomalies", len(f.anomalies) > 0, false},
+		{"--cycle-search-timeout", f.cycleBudget != 0, false},
+		{"--wfr-keys", f.wfrKeys, true},
+		{"--sequential-keys", f.seqKeys, true},
+		{"--linearizable-keys", f.linKeys, true},
+		{"--transaction-order", f.txnOrder != "", true},
+	}
+}
+
+// txnOnly names the transactional flags given (those that fit rw-register
+// alone only, with rwOnly), joined for a message; "" when none was.
+func (f checkFlags) txnOnly(rwOnly bool) string {
 	var set []string
-	if len(f.cms) > 0 {
-		set = append(set, "--consistency-model")
-	}
-	if len(f.anomalies) > 0 {
-		set = append(set, "--anomalies")
-	}
-	if f.cycleBudget != 0 {
-		set = append(set, "--cycle-search-timeout")
-	}
-	if f.wfrKeys {
-		set = append(set, "--wfr-keys")
-	}
-	if f.seqKeys {
-		set = append(set, "--sequential-keys")
-	}
-	if f.linKeys {
-		set = append(set, "--linearizable-keys")
-	}
-	if f.txnOrder != "" {
-		set = append(set, "--transaction-order")
+	for _, t := range f.txnFlags() {
+		if t.set && (t.rwOnly || !rwOnly) {
+			set = append(set, t.name)
+		}
 	}
 	return strings.Join(set, ", ")
 }
@@ -171,23 +176,19 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 		if f.init != "nil" {
 			return nil, fmt.Errorf("--init does not apply to %s", f.model)
 		}
-		if set := f.txnOnly(); set != "" {
+		if set := f.txnOnly(false); set != "" {
 			return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
 		}
 		return oracles[i].make(f), nil
 	}
 	if slices.Contains(check.TransactionalWorkloads, f.model) {
+		hasInit := f.initSet || f.init != "nil"
 		if f.model != "rw-register" {
-			if f.initSet || f.init != "nil" {
+			if hasInit {
 				return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)
 			}
-			for _, o := range []struct {
-				set  bool
-				name string
-			}{{f.wfrKeys, "--wfr-keys"}, {f.seqKeys, "--sequential-keys"}, {f.linKeys, "--linearizable-keys"}, {f.txnOrder != "", "--transaction-order"}} {
-				if o.set {
-					return nil, fmt.Errorf("%s applies to rw-register, not %s", o.name, f.model)
-				}
+			if set := f.txnOnly(true); set != "" {
+				return nil, fmt.Errorf("%s applies to rw-register, not %s", set, f.model)
 			}
 		}
 		order, err := parseTxnOrder(f.txnOrder)
@@ -199,9 +200,9 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 		}
 		return check.Transactional(check.TransactionalOptions{Workload: f.model, ConsistencyModels: f.cms, Anomalies: f.anomalies,
 			CycleSearchBudget: f.cycleBudget, WritesFollowReads: f.wfrKeys, SequentialKeys: f.seqKeys, LinearizableKeys: f.linKeys,
-			TransactionOrder: order, Init: init, HasInit: f.initSet || f.init != "nil"})
+			TransactionOrder: order, Init: init, HasInit: hasInit})
 	}
-	if set := f.txnOnly(); set != "" {
+	if set := f.txnOnly(false); set != "" {
 		return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
 	}
 	return check.Linearizable(check.LinearizableOptions{Model: f.model, Init: init})

@@ -88,12 +88,13 @@ func healSessionDBs(ctx context.Context, pool *control.Pool, session string, lib
 		if missing := missingNodes(h.Nodes, pool); len(missing) > 0 {
 			fmt.Fprintf(out, "%s: warning: the run's nodes %s are not among the nodes given; tearing down on those given\n", label, strings.Join(missing, ", "))
 		}
-		d, err := recordedDB(ctx, h, libs, pool, stderr)
+		sc, err := loadRecorded(ctx, h, libs, pool, stderr)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", label, err))
 			fmt.Fprintf(out, "%s: not torn down: %v\n", label, err)
 			continue
 		}
+		d := sc.DB
 		if d == nil {
 			fmt.Fprintf(out, "%s: the scenario has no db recipe: nothing to tear down\n", label)
 			continue
@@ -112,29 +113,6 @@ func healSessionDBs(ctx context.Context, pool *control.Pool, session string, lib
 		fmt.Fprintf(out, "%s: %s\n", label, what)
 	}
 	return errors.Join(errs...)
-}
-
-// recordedDB loads the script a schedule header names and returns its
-// scenario's db recipe (nil when it has none).
-func recordedDB(ctx context.Context, h interp.ScheduleHeader, libs map[string]string, pool *control.Pool, stderr io.Writer) (*interp.DB, error) {
-	if h.Script == "" {
-		return nil, errors.New("the schedule names no script")
-	}
-	if _, err := os.Stat(h.Script); err != nil {
-		return nil, fmt.Errorf("the recorded script is gone: %w", err)
-	}
-	loaded, err := interp.Load(ctx, h.Script, interp.LoadOptions{Libs: libs, Seed: h.Seed, Print: stderr, Pool: pool})
-	if err != nil {
-		if len(libs) == 0 {
-			return nil, fmt.Errorf("%w (if the run had --lib NAME=DIR, pass it to heal too)", err)
-		}
-		return nil, err
-	}
-	i := slices.IndexFunc(loaded.Scenarios, func(s *interp.Scenario) bool { return s.Name == h.Scenario })
-	if i < 0 {
-		return nil, fmt.Errorf("%s declares no scenario %q any more", h.Script, h.Scenario)
-	}
-	return loaded.Scenarios[i].DB, nil
 }
 
 // missingNodes lists the recorded nodes that pool lacks.

@@ -169,7 +169,7 @@ func sweepLocalRoot(dir string) (string, error) {
 	}
 	n := 0
 	if kept != "" {
-		if n, err = copyLogs(dir, kept); err != nil {
+		if n, err = copyFiles(dir, kept, isLogName); err != nil {
 			return "", fmt.Errorf("keeping its logs in %s: %w", kept, err)
 		}
 	}
@@ -211,23 +211,24 @@ func isLogName(name string) bool {
 	return strings.HasSuffix(name, ".log") || base != name || strings.HasSuffix(name, ".out") || strings.HasSuffix(name, ".err")
 }
 
-// copyLogs copies every regular log file under root into dst, keeping its
-// path relative to root; symlinks are not followed, so nothing outside
-// root is read.
-func copyLogs(root, dst string) (int, error) {
+// copyFiles copies every regular file under root that keep accepts (all
+// when keep is nil) to the same path under dst, making directories, and
+// returns how many it copied. Symlinks are not followed, so nothing outside
+// root is read, and an existing file in dst is an error, never overwritten.
+func copyFiles(root, dst string, keep func(name string) bool) (int, error) {
 	n := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.Type().IsRegular() || !isLogName(d.Name()) {
+		if !d.Type().IsRegular() || keep != nil && !keep(d.Name()) {
 			return nil
 		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
-		if err := copyLogFile(p, filepath.Join(dst, rel)); err != nil {
+		if err := copyNewFile(p, filepath.Join(dst, rel)); err != nil {
 			return err
 		}
 		n++
@@ -236,9 +237,8 @@ func copyLogs(root, dst string) (int, error) {
 	return n, err
 }
 
-// copyLogFile copies src to the new file dst, making its directory; an
-// existing dst is an error, never overwritten.
-func copyLogFile(src, dst string) error {
+// copyNewFile copies src to the new file dst, making its directory.
+func copyNewFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
@@ -253,7 +253,7 @@ func copyLogFile(src, dst string) error {
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		return err
+		return fmt.Errorf("copy %s: %w", src, err)
 	}
 	return out.Close()
 }

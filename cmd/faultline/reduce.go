@@ -264,19 +264,15 @@ func writeReduceReport(sess *report.Session, rec reduction) error {
 
 // shrinkHistory shrinks the recorded history with the scenario's checker.
 func shrinkHistory(ctx context.Context, t recorded, libs map[string]string, classes []string, stderr io.Writer) (mutate.Shrunk, error) {
-	loaded, err := interp.Load(ctx, t.header.Script, interp.LoadOptions{Libs: libs, Seed: t.header.Seed, Print: stderr})
+	sc, err := loadRecorded(ctx, t.header, libs, nil, stderr)
 	if err != nil {
 		return mutate.Shrunk{}, err
-	}
-	i := slices.IndexFunc(loaded.Scenarios, func(s *interp.Scenario) bool { return s.Name == t.header.Scenario })
-	if i < 0 {
-		return mutate.Shrunk{}, fmt.Errorf("%s declares no scenario %q any more", t.header.Script, t.header.Scenario)
 	}
 	file, err := history.ReadFile(filepath.Join(t.dir, "history.jsonl"), history.JSONL)
 	if err != nil {
 		return mutate.Shrunk{}, err
 	}
-	c := classChecker{Checker: loaded.Scenarios[i].Checker, classes: classes}
+	c := classChecker{Checker: sc.Checker, classes: classes}
 	return mutate.Shrink(ctx, c, file.Ops, mutate.ShrinkOptions{})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/report"
 )
@@ -183,9 +184,9 @@ func replayOne(ctx context.Context, t recorded, f replayFlags, libs map[string]s
 // original was local, else on the nodes f names.
 func runRecorded(ctx context.Context, t recorded, events []interp.Event, dir string, f replayFlags,
 	libs map[string]string, stderr io.Writer) (*interp.Result, error) {
-	script := t.header.Script
-	if _, err := os.Stat(script); err != nil {
-		return nil, fmt.Errorf("the recorded script %q is gone: %w", script, err)
+	if _, err := os.Stat(t.header.Script); err != nil {
+		// Before any node is brought up for it.
+		return nil, fmt.Errorf("the recorded script %q is gone: %w", t.header.Script, err)
 	}
 	nodes := f.nodes
 	if nodes.nodes == "" && nodes.nodesFile == "" && t.header.Local {
@@ -197,21 +198,12 @@ func runRecorded(ctx context.Context, t recorded, events []interp.Event, dir str
 	}
 	defer release()
 	noteLocalSession(pool, dir) // a killed --local run's node logs go here
-	loaded, err := interp.Load(ctx, script, interp.LoadOptions{Libs: libs, Seed: t.header.Seed, Print: stderr, Pool: pool})
-	if err != nil && len(libs) == 0 {
-		// The schedule does not record load roots; the printed replay
-		// commands carry them, a hand-typed one may not.
-		return nil, fmt.Errorf("%w (if the original run had --lib NAME=DIR, pass it again)", err)
-	}
+	sc, err := loadRecorded(ctx, t.header, libs, pool, stderr)
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(loaded.Scenarios, func(s *interp.Scenario) bool { return s.Name == t.header.Scenario })
-	if i < 0 {
-		return nil, fmt.Errorf("%s declares no scenario %q any more", script, t.header.Scenario)
-	}
-	return interp.Run(ctx, loaded.Scenarios[i], interp.RunOptions{Tier: t.header.Tier, Seed: t.header.Seed,
-		Dir: dir, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: script,
+	return interp.Run(ctx, sc, interp.RunOptions{Tier: t.header.Tier, Seed: t.header.Seed,
+		Dir: dir, CheckTimeout: f.checkTimeout, Print: stderr, Pool: pool, Script: t.header.Script,
 		Replay: &interp.Replay{Events: events, AsFastAsPossible: f.fast}})
 }
 
@@ -252,6 +244,32 @@ func writeReplayReport(sess *report.Session, original string, f replayFlags, out
 		return fmt.Errorf("write replay report: %w", err)
 	}
 	return nil
+}
+
+// loadRecorded loads the script a schedule header names, with the load
+// roots libs and the recorded seed, and returns the recorded scenario:
+// what replay runs again, reduce shrinks with and heal tears down.
+func loadRecorded(ctx context.Context, h interp.ScheduleHeader, libs map[string]string, pool *control.Pool, stderr io.Writer) (*interp.Scenario, error) {
+	if h.Script == "" {
+		return nil, errors.New("the schedule names no script")
+	}
+	if _, err := os.Stat(h.Script); err != nil {
+		return nil, fmt.Errorf("the recorded script is gone: %w", err)
+	}
+	loaded, err := interp.Load(ctx, h.Script, interp.LoadOptions{Libs: libs, Seed: h.Seed, Print: stderr, Pool: pool})
+	if err != nil && len(libs) == 0 {
+		// The schedule does not record load roots; the printed commands
+		// carry them, a hand-typed one may not.
+		return nil, fmt.Errorf("%w (if the original run had --lib NAME=DIR, pass it again)", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	i := slices.IndexFunc(loaded.Scenarios, func(s *interp.Scenario) bool { return s.Name == h.Scenario })
+	if i < 0 {
+		return nil, fmt.Errorf("%s declares no scenario %q any more", h.Script, h.Scenario)
+	}
+	return loaded.Scenarios[i], nil
 }
 
 func orNone(s []string) string {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -188,43 +187,12 @@ func copyNodeLogs(src, dst string) ([]string, error) {
 			continue
 		}
 		nodes = append(nodes, e.Name())
-		err := filepath.WalkDir(filepath.Join(src, e.Name()), func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, err := filepath.Rel(src, p)
-			if err != nil {
-				return err
-			}
-			target := filepath.Join(dst, rel)
-			if d.IsDir() {
-				return os.MkdirAll(target, 0o755)
-			}
-			if !d.Type().IsRegular() {
-				return nil // sockets and links are not logs
-			}
-			return copyFile(p, target)
-		})
-		if err != nil {
+		if err := os.MkdirAll(filepath.Join(dst, e.Name()), 0o755); err != nil {
+			return nil, err
+		}
+		if _, err := copyFiles(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name()), nil); err != nil {
 			return nil, err
 		}
 	}
 	return nodes, nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return fmt.Errorf("copy %s: %w", src, err)
-	}
-	return out.Close()
 }
