@@ -112,9 +112,9 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 	}()
 	prep, err := c.s.prepare(h)
 	if err != nil {
-		res.Valid, res.Summary = Unknown, fmt.Sprintf("cannot check the history against %s: %v", c.s.name, err)
-		res.Details, res.Input = map[string]any{"input_error": err.Error()}, err
-		return res
+		r := cannotCheck(c.Name(), err, res.BlindSpots)
+		r.Summary = fmt.Sprintf("cannot check the history against %s: %v", c.s.name, err)
+		return r
 	}
 	res.Details = map[string]any{
 		"model": c.s.name, "init": formatValue(c.init), "ok_ops": prep.ok, "unknown_ops": prep.unknown,

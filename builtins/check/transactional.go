@@ -116,10 +116,7 @@ func (t *transactional) Check(ctx context.Context, h []history.Op, env Env) Resu
 	}
 	r, err := txn.Check(ctx, h, t.o)
 	if err != nil {
-		res.Valid = Unknown
-		res.Summary = "cannot check: " + err.Error()
-		res.Details, res.Input = map[string]any{"input_error": err.Error()}, err
-		return res
+		return cannotCheck(t.Name(), err, res.BlindSpots)
 	}
 	res.Valid = Validity(r.Valid)
 	res.Summary = r.Summary
