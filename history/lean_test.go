@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/check/txn"
+	"github.com/faultline/faultline/check/txn"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/measure"
 )

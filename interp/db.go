@@ -13,7 +13,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 )
 
 // DB is a scenario's db recipe: how to set the system under test up on

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 )
 
 func TestScenarioDBRecipe(t *testing.T) {

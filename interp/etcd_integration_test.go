@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/control"
-	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/testcluster"
+	"github.com/faultline/faultline/nemesis"
 )
 
 // etcdClusterConfig is distinct from every other test's cluster, so the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
 )
 

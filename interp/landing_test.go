@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/mesh"
 )
 

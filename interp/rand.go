@@ -7,7 +7,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/gen"
 )
 
 // randModule is the seeded "rand" module. Draws come from the thread's

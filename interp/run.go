@@ -13,13 +13,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/client"
-	"github.com/faultline/faultline/builtins/control"
-	"github.com/faultline/faultline/builtins/gen"
-	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/client"
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
+	"github.com/faultline/faultline/nemesis"
 )
 
 // RunOptions configure one run of one scenario.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/check"
 )
 
 // loadOne loads a script from source and returns its only scenario.

@@ -9,11 +9,11 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/client"
-	"github.com/faultline/faultline/builtins/gen"
-	"github.com/faultline/faultline/builtins/nemesis"
-	"github.com/faultline/faultline/builtins/starval"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/client"
+	"github.com/faultline/faultline/gen"
+	"github.com/faultline/faultline/nemesis"
+	"github.com/faultline/faultline/star/starval"
 )
 
 // Tiers are the budget tiers a scenario runs under, weakest first.

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/gen"
 )
 
 // sched builds events from "ms:who:f" words: who is a client thread number,

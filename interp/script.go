@@ -18,14 +18,14 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/client"
-	"github.com/faultline/faultline/builtins/control"
-	"github.com/faultline/faultline/builtins/gen"
-	"github.com/faultline/faultline/builtins/httpmod"
-	"github.com/faultline/faultline/builtins/nemesis"
-	"github.com/faultline/faultline/builtins/netmod"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/client"
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/internal/seed"
+	"github.com/faultline/faultline/nemesis"
+	"github.com/faultline/faultline/star/httpmod"
+	"github.com/faultline/faultline/star/netmod"
 )
 
 // LoadOptions configure loading a script.

@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/faultline/faultline/builtins/gen"
-	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/nemesis"
 )
 
 // statusEvery is how often the live status line is redrawn.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/gen"
+	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
 )
 

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/mesh"
+	"github.com/faultline/faultline/nemesis"
 )
 
 var five = []string{"n1", "n2", "n3", "n4", "n5"}

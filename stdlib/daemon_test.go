@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/interp"
 )

@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
 )
 

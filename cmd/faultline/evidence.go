@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline/faultline/builtins/check"
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/verdict"

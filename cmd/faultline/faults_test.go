@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/verdict"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/nemesis"
 )
 
 func newHealCmd() *cobra.Command {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
 )
 

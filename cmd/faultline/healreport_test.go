@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/nemesis"
 )
 
 // TestPrintHealReport: a node heal could not reach or left unclean reads

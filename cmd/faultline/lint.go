@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/plans"
 )

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/mesh"
 )
 

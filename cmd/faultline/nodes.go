@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/control"
 )
 
 // nodeFlags say which real nodes a run reaches and how (DESIGN.md CLI).

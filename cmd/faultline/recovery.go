@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/verdict"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/verdict"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/check/mutate"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/check/mutate"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/reduce"

@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/control"
-	"github.com/faultline/faultline/builtins/nemesis"
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
+	"github.com/faultline/faultline/nemesis"
 )
 
 // The reliability test's own cluster: its prefix, subnet and state dir are

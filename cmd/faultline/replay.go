@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/report"
 )

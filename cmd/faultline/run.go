@@ -19,10 +19,10 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/control"
-	"github.com/faultline/faultline/builtins/nemesis"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/verdict"
 )

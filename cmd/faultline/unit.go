@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/faultline/faultline/builtins/check"
-	"github.com/faultline/faultline/builtins/control"
+	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/report"

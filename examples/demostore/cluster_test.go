@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faultline/faultline/builtins/client"
+	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/history"
 )
 

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/faultline/faultline/builtins/control"
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/internal/integration"
 )
 

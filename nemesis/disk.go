@@ -1,0 +1,144 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/faultline/faultline/control"
+)
+
+// fillScript allocates $2 bytes (fallocate -l syntax) at path $1, records
+// it in the state file, and prints the file's size and the bytes left free
+// on its filesystem.
+const fillScript = stateLib + `f=$1 size=$2
+note fill "$f" || exit 1
+fallocate -l "$size" -- "$f" || exit 1
+echo "size $(stat -c %s -- "$f")"
+echo "avail $(df -P -B1 -- "${f%/*}" | awk 'NR == 2 {print $4}')"
+`
+
+// freeScript deletes the fill file $1, forgets it, and prints whether it
+// is gone.
+const freeScript = stateLib + `rm -f -- "$1" || exit 1
+forget fill "$1"
+if [ -e "$1" ]; then echo "exists"; else echo "gone"; fi
+`
+
+// fillDisk fills disk on the targets. Value: {"nodes", "path": absolute
+// file path, "size": fallocate size such as "100M"}. A size is required:
+// on a local cluster the nodes' disks are the host's.
+func (w *Worker) fillDisk(ctx context.Context, v any) (outcome, error) {
+	m, _ := v.(map[string]any)
+	file, _ := m["path"].(string)
+	size, _ := m["size"].(string)
+	if err := checkFillPath(file); err != nil {
+		return outcome{value: v}, fmt.Errorf("fill-disk: %w", err)
+	}
+	want, err := parseSize(size)
+	if err != nil {
+		return outcome{value: v}, fmt.Errorf("fill-disk: %w", err)
+	}
+	targets, err := w.targets(ctx, "fill-disk", m["nodes"])
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	w.filled = append(w.filled, fill{targets, file})
+	landed := newVerdict()
+	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		out, err := runScript(ctx, r, "fill-disk "+file+" "+size, fillScript, file, size)
+		e := map[string]any{}
+		for _, l := range nonEmpty(out) {
+			if k, val, ok := strings.Cut(l, " "); ok {
+				n, _ := strconv.ParseInt(val, 10, 64)
+				e[k] = n
+			}
+		}
+		if got, _ := e["size"].(int64); err != nil || got < want {
+			landed.fail()
+		}
+		return e, err
+	})
+	val := map[string]any{"nodes": strs(targets), "path": file, "size": size}
+	return outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}, err
+}
+
+// freeDisk deletes every fill file this worker made and reads back that
+// each is gone.
+func (w *Worker) freeDisk(ctx context.Context) (outcome, error) {
+	if len(w.filled) == 0 {
+		return outcome{value: map[string]any{}}, fmt.Errorf("free-disk: no disk is filled")
+	}
+	healed := newVerdict()
+	ev := map[string]any{}
+	var errs []error
+	for _, f := range w.filled {
+		e, err := w.eachNode(ctx, f.nodes, func(node string, r control.Remote) (any, error) {
+			out, err := runScript(ctx, r, "free-disk "+f.path, freeScript, f.path)
+			if err != nil || strings.TrimSpace(out) != "gone" {
+				healed.fail()
+			}
+			return map[string]any{f.path: strings.TrimSpace(out)}, err
+		})
+		for k, v := range e {
+			ev[k] = v
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	w.filled = nil
+	err := errors.Join(errs...)
+	h := healed.ok() && err == nil
+	return outcome{value: map[string]any{}, evidence: ev, landed: true, healed: &h}, err
+}
+
+// fill is one fill file on some nodes.
+type fill struct {
+	nodes []string
+	path  string
+}
+
+// parseSize reads a fallocate size: digits with an optional K, M or G
+// suffix (powers of 1024).
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'K', 'k':
+			mult, num = 1<<10, s[:n-1]
+		case 'M', 'm':
+			mult, num = 1<<20, s[:n-1]
+		case 'G', 'g':
+			mult, num = 1<<30, s[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v <= 0 || v > (1<<62)/mult {
+		return 0, fmt.Errorf("size %q: want a positive number of bytes with an optional K, M or G suffix", s)
+	}
+	return v * mult, nil
+}
+
+// checkFillPath accepts a fill file's path: a clean absolute path to a file,
+// with no control character. Heal reads the node's state file line by line,
+// so a newline in a path could forge a record naming someone else's file.
+func checkFillPath(file string) error {
+	if !path.IsAbs(file) || path.Clean(file) != file || file == "/" {
+		return fmt.Errorf("path %q must be a clean absolute file path", file)
+	}
+	return checkNoControl("path", file)
+}
+
+// checkNoControl refuses a value with a control character (newline, CR,
+// NUL, ...): values reach shell scripts and line-based state on the nodes.
+func checkNoControl(what, v string) error {
+	if i := strings.IndexFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }); i >= 0 {
+		return fmt.Errorf("%s %q has a control character at byte %d", what, v, i)
+	}
+	return nil
+}

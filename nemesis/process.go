@@ -1,0 +1,269 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/faultline/faultline/control"
+)
+
+// signalScript signals every process whose command line matches the
+// pattern $2 (pgrep -f), except this shell and its ancestors, with $1; for
+// KILL and STOP it waits (up to 5s) for the signal to take effect. Mode $3
+// records paused pids in the state file (pause) or forgets them (resume).
+// It prints "pid state" per process, the state read from /proc/pid/stat
+// ("gone" when the process no longer exists).
+const signalScript = stateLib + `sig=$1 pat=$2 mode=$3
+st() { s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1); echo "${s:-gone}"; }
+anc=" "; p=$$
+while [ -n "$p" ] && [ "$p" -gt 1 ]; do anc="$anc$p "; p=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null); done
+pids=""
+for p in $(pgrep -f -- "$pat"); do case $anc in *" $p "*) continue;; esac; pids="$pids $p"; done
+for p in $pids; do
+  case $mode in pause) note paused "$p";; resume) forget paused "$p";; esac
+  kill -s "$sig" "$p" 2>/dev/null
+done
+i=0
+while [ $i -lt 50 ]; do
+  pending=0
+  for p in $pids; do
+    s=$(st "$p")
+    case $sig in KILL) case $s in gone|Z|X) ;; *) pending=1;; esac;; STOP) [ "$s" = T ] || [ "$s" = gone ] || pending=1;; esac
+  done
+  [ $pending = 0 ] && break
+  sleep 0.1; i=$((i + 1))
+done
+for p in $pids; do echo "$p $(st "$p")"; done
+`
+
+// processSpec is the value of kill, start, pause and resume ops.
+type processSpec struct {
+	nodes   any
+	pattern string
+	restart []string
+	pidfile string
+	logfile string
+}
+
+func parseProcessSpec(f string, v any) (processSpec, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return processSpec{}, fmt.Errorf("%s: want {nodes, pattern, ...}, got %T", f, v)
+	}
+	s := processSpec{nodes: m["nodes"]}
+	s.pattern, _ = m["pattern"].(string)
+	s.pidfile, _ = m["pidfile"].(string)
+	s.logfile, _ = m["logfile"].(string)
+	if r, ok := m["restart"].([]any); ok {
+		for _, a := range r {
+			str, ok := a.(string)
+			if !ok {
+				return s, fmt.Errorf("%s: restart argument %v is not a string", f, a)
+			}
+			s.restart = append(s.restart, str)
+		}
+	}
+	if s.pattern == "" {
+		return s, fmt.Errorf("%s: no process pattern (an empty one would match every process)", f)
+	}
+	if f == "start" && len(s.restart) == 0 {
+		return s, fmt.Errorf("start: no restart command")
+	}
+	return s, nil
+}
+
+// signal kills (KILL), pauses (STOP) or resumes (CONT) the matching
+// processes on the targets and reads their state back from /proc.
+func (w *Worker) signal(ctx context.Context, f string, v any) (outcome, error) {
+	spec, err := parseProcessSpec(f, v)
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	targets, err := w.processTargets(ctx, f, spec)
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	sig := map[string]string{"kill": "KILL", "pause": "STOP", "resume": "CONT"}[f]
+	landed, held := newVerdict(), newVerdict()
+	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		if f == "resume" {
+			// Still stopped when the hold ended? (signal 0 only looks)
+			before, err := signalProcesses(ctx, r, "", "0", spec.pattern)
+			if err != nil || !processLanded("pause", before) {
+				held.fail()
+			}
+		}
+		states, err := signalProcesses(ctx, r, f, sig, spec.pattern)
+		if err != nil {
+			landed.fail()
+			return nil, err
+		}
+		if !processLanded(f, states) {
+			landed.fail()
+		}
+		return map[string]any{"pids": states}, nil
+	})
+	val := resolved(v, targets)
+	res := outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}
+	if f == "resume" {
+		h, healed := held.ok(), res.landed
+		res.held, res.healed = &h, &healed
+	}
+	return res, err
+}
+
+// start runs the restart command on the targets and reads back that a
+// matching process runs.
+func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
+	spec, err := parseProcessSpec("start", v)
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	targets, err := w.processTargets(ctx, "start", spec)
+	if err != nil {
+		return outcome{value: v}, err
+	}
+	landed, held := newVerdict(), newVerdict()
+	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		// Still dead when the hold ended, not revived behind faultline's back?
+		before, err := signalProcesses(ctx, r, "", "0", spec.pattern)
+		if err != nil || len(before) > 0 && !processLanded("kill", before) {
+			held.fail()
+		}
+		pid, err := control.StartDaemon(ctx, r, control.Daemon{Argv: spec.restart, Pidfile: spec.pidfile, Logfile: spec.logfile})
+		if err != nil {
+			landed.fail()
+			return nil, err
+		}
+		// CONT is harmless on running processes and lists them with their
+		// state. A process just started may not have exec'd into the
+		// command the pattern names yet (a wrapper script), so look again
+		// for a few seconds before calling it not started.
+		var states map[string]any
+		for try := 0; ; try++ {
+			states, err = signalProcesses(ctx, r, "", "CONT", spec.pattern)
+			if err != nil {
+				landed.fail()
+				return nil, err
+			}
+			if len(states) > 0 || try == 50 || ctx.Err() != nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if !processLanded("start", states) {
+			landed.fail()
+		}
+		return map[string]any{"pid": int64(pid), "pids": states}, nil
+	})
+	val := resolved(v, targets)
+	res := outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}
+	h, healed := held.ok(), res.landed
+	res.held, res.healed = &h, &healed
+	return res, err
+}
+
+// processTargets resolves the nodes of a process fault. The op that ends
+// a fault (start after kill, resume after pause) acts on the nodes its
+// fault hit, not on a fresh resolution of the spec: "the leader" or "one"
+// names another node by then.
+func (w *Worker) processTargets(ctx context.Context, f string, spec processSpec) ([]string, error) {
+	if opener, ok := map[string]string{"start": "kill", "resume": "pause"}[f]; ok {
+		key := opener + "\x00" + spec.pattern
+		if t, ok := w.procTargets[key]; ok {
+			delete(w.procTargets, key)
+			return t, nil
+		}
+	}
+	targets, err := w.targets(ctx, f, spec.nodes)
+	if err == nil && (f == "kill" || f == "pause") {
+		if w.procTargets == nil {
+			w.procTargets = map[string][]string{}
+		}
+		w.procTargets[f+"\x00"+spec.pattern] = targets
+	}
+	return targets, err
+}
+
+// resolved is a process fault's value with its nodes resolved: what the
+// history and a replayed schedule need to act on the same nodes again.
+func resolved(v any, targets []string) map[string]any {
+	out := map[string]any{}
+	if m, ok := v.(map[string]any); ok {
+		for k, x := range m {
+			out[k] = x
+		}
+	}
+	out["nodes"] = strs(targets)
+	return out
+}
+
+// signalProcesses sends sig to the processes matching pattern on the node
+// and returns {pid: state} read back afterwards. A node whose daemons
+// faultline supervises itself (local mode) signals only those; otherwise a
+// script does it through /proc, recording pauses in StateFile (mode f).
+func signalProcesses(ctx context.Context, r control.Remote, f, sig, pattern string) (map[string]any, error) {
+	if lp, ok := r.(control.Processes); ok {
+		got, err := lp.SignalMatching(ctx, pattern, unix.SignalNum("SIG"+sig))
+		states := make(map[string]any, len(got))
+		for pid, st := range got {
+			states[strconv.Itoa(pid)] = st
+		}
+		return states, err
+	}
+	what := "read back"
+	if f != "" {
+		what = f
+	}
+	out, err := runScript(ctx, r, what+" processes matching "+control.Quote(pattern), signalScript, sig, pattern, f)
+	if err != nil {
+		return nil, err
+	}
+	return parseStates(out), nil
+}
+
+// parseStates reads "pid state" lines into {pid: state}.
+func parseStates(out string) map[string]any {
+	states := map[string]any{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 {
+			if _, err := strconv.Atoi(f[0]); err == nil {
+				states[f[0]] = f[1]
+			}
+		}
+	}
+	return states
+}
+
+// processLanded decides from the /proc states whether a process fault took
+// effect: something matched, and every match is gone (kill), stopped
+// (pause) or running (resume, start).
+func processLanded(f string, states map[string]any) bool {
+	if len(states) == 0 {
+		return false
+	}
+	for _, s := range states {
+		st, _ := s.(string)
+		switch f {
+		case "kill":
+			if st != "gone" && st != "Z" && st != "X" {
+				return false
+			}
+		case "pause":
+			if st != "T" {
+				return false
+			}
+		default:
+			if st == "T" || st == "gone" || st == "Z" || st == "X" {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,275 @@
+// Package netmod is the Starlark "net" module: plain TCP connections for
+// clients written in Starlark (client.starlark).
+//
+//	c = net.dial("127.0.0.1:6379", timeout = "5s")
+//	c.send("PING\r\n")          # bytes or string; returns the bytes written
+//	c.read_line()               # one line, without its "\n" or "\r\n"
+//	c.read(5)                   # exactly 5 bytes, as bytes
+//	c.set_deadline("500ms")     # every later call must finish within 500ms of now; None clears it
+//	c.close()
+//
+// Every blocking call also ends when the calling thread's run context does
+// (control.CtxLocal): the op timed out or the run stopped. A client thread's
+// context is its op's, so a hung server costs one op, not the run.
+package netmod
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sort"
+	"sync"
+	"time"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/star/starval"
+)
+
+// DefaultTimeout bounds a dial when the script gives no timeout.
+const DefaultTimeout = 5 * time.Second
+
+// maxLine bounds read_line so a peer that never sends "\n" cannot make a
+// script buffer without limit.
+const maxLine = 1 << 20
+
+// Module is the Starlark "net" module.
+var Module = &starlarkstruct.Module{
+	Name: "net",
+	Members: starlark.StringDict{
+		"dial": starlark.NewBuiltin("net.dial", dial),
+	},
+}
+
+func dial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var addr string
+	timeout := starval.Duration(DefaultTimeout)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "addr", &addr, "timeout?", &timeout); err != nil {
+		return nil, err
+	}
+	if timeout <= 0 {
+		return nil, fmt.Errorf("%s: timeout must be positive", b.Name())
+	}
+	ctx, cancel := context.WithTimeout(control.ThreadContext(thread), time.Duration(timeout))
+	defer cancel()
+	c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", b.Name(), addr, err)
+	}
+	return &Conn{addr: addr, conn: c, r: bufio.NewReader(c)}, nil
+}
+
+// Conn is a TCP connection as a Starlark value. Its methods are safe to
+// call from several threads, one at a time.
+type Conn struct {
+	addr     string
+	mu       sync.Mutex
+	conn     net.Conn
+	r        *bufio.Reader
+	deadline time.Time // zero: none
+	closed   bool
+}
+
+var _ starlark.HasAttrs = (*Conn)(nil)
+
+// String renders net.conn("addr").
+func (c *Conn) String() string { return fmt.Sprintf("net.conn(%q)", c.addr) }
+
+// Type is "net.conn".
+func (c *Conn) Type() string { return "net.conn" }
+
+// Freeze does nothing: the connection's state is guarded by its lock, so
+// it may be shared by threads like any frozen value.
+func (c *Conn) Freeze() {}
+
+// Truth is true while the connection is open.
+func (c *Conn) Truth() starlark.Bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return starlark.Bool(!c.closed)
+}
+
+// Hash fails: connections are not dict keys.
+func (c *Conn) Hash() (uint32, error) { return 0, errors.New("unhashable: net.conn") }
+
+type connMethod func(c *Conn, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+var connMethods = map[string]connMethod{
+	"send":         (*Conn).send,
+	"read_line":    (*Conn).readLine,
+	"read":         (*Conn).read,
+	"set_deadline": (*Conn).setDeadline,
+	"close":        (*Conn).close,
+}
+
+// Attr returns addr or a bound method.
+func (c *Conn) Attr(name string) (starlark.Value, error) {
+	if name == "addr" {
+		return starlark.String(c.addr), nil
+	}
+	m, ok := connMethods[name]
+	if !ok {
+		return nil, nil
+	}
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return m(c, thread, b, args, kwargs)
+	}), nil
+}
+
+// AttrNames lists addr and the methods.
+func (c *Conn) AttrNames() []string {
+	names := []string{"addr"}
+	for k := range connMethods {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// io runs fn under the connection's lock and deadline, cutting it short
+// when the thread's context ends: the context's end sets a past deadline,
+// which wakes any blocked read or write.
+func (c *Conn) io(thread *starlark.Thread, what string, fn func() error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return fmt.Errorf("%s %s: connection closed", what, c.addr)
+	}
+	ctx := control.ThreadContext(thread)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s %s: %v", what, c.addr, context.Cause(ctx))
+	}
+	if err := c.conn.SetDeadline(c.deadline); err != nil {
+		return fmt.Errorf("%s %s: %w", what, c.addr, err)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
+	err := fn()
+	if !stop() {
+		// The context ended during the call; whatever fn saw, report why.
+		return fmt.Errorf("%s %s: %v", what, c.addr, context.Cause(ctx))
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", what, c.addr, err)
+	}
+	return nil
+}
+
+func (c *Conn) send(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var data starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "data", &data); err != nil {
+		return nil, err
+	}
+	var buf []byte
+	switch d := data.(type) {
+	case starlark.String:
+		buf = []byte(d)
+	case starlark.Bytes:
+		buf = []byte(d)
+	default:
+		return nil, fmt.Errorf("%s: data must be bytes or a string, got %s", b.Name(), data.Type())
+	}
+	var n int
+	err := c.io(thread, b.Name(), func() (err error) {
+		n, err = c.conn.Write(buf)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.MakeInt(n), nil
+}
+
+func (c *Conn) readLine(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	var line []byte
+	err := c.io(thread, b.Name(), func() error {
+		for {
+			chunk, err := c.r.ReadSlice('\n')
+			line = append(line, chunk...)
+			if len(line) > maxLine {
+				return fmt.Errorf("line longer than %d bytes", maxLine)
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err == io.EOF && len(line) > 0 {
+				return nil // a last line without its newline
+			}
+			return err
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := len(line)
+	if n > 0 && line[n-1] == '\n' {
+		n--
+		if n > 0 && line[n-1] == '\r' {
+			n--
+		}
+	}
+	return starlark.String(line[:n]), nil
+}
+
+func (c *Conn) read(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var n int
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n); err != nil {
+		return nil, err
+	}
+	if n < 0 || n > maxLine*16 {
+		return nil, fmt.Errorf("%s: n must be between 0 and %d, got %d", b.Name(), maxLine*16, n)
+	}
+	buf := make([]byte, n)
+	err := c.io(thread, b.Name(), func() error {
+		_, err := io.ReadFull(c.r, buf)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.Bytes(buf), nil
+}
+
+func (c *Conn) setDeadline(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var d starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "d", &d); err != nil {
+		return nil, err
+	}
+	var deadline time.Time
+	if d != starlark.None {
+		var dur starval.Duration
+		if err := dur.Unpack(d); err != nil {
+			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+		}
+		if dur > 0 {
+			deadline = time.Now().Add(time.Duration(dur))
+		}
+	}
+	c.mu.Lock()
+	c.deadline = deadline
+	c.mu.Unlock()
+	return starlark.None, nil
+}
+
+func (c *Conn) close(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return starlark.None, nil
+	}
+	c.closed = true
+	if err := c.conn.Close(); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", b.Name(), c.addr, err)
+	}
+	return starlark.None, nil
+}
