@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // BankOptions configures Bank.
@@ -41,7 +41,7 @@ func (c bank) String() string {
 		args = append(args, fmt.Sprintf("total=%d", c.o.Total))
 	}
 	if c.o.Accounts != nil {
-		if v, err := starval.FromGo(c.o.Accounts); err == nil {
+		if v, err := star.FromGo(c.o.Accounts); err == nil {
 			args = append(args, "accounts="+v.String())
 		}
 	}

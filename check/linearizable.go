@@ -10,7 +10,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // VisualizationFile is the name of the HTML page a failing or undecided
@@ -79,7 +79,7 @@ func (c *linearizable) Name() string { return "linearizable" }
 // String describes the checker as it would be written in a scenario.
 func (c *linearizable) String() string {
 	init := formatValue(c.init)
-	if v, err := starval.FromGo(c.init); err == nil {
+	if v, err := star.FromGo(c.init); err == nil {
 		init = v.String()
 	}
 	return fmt.Sprintf("check.linearizable(model=%q, init=%s)", c.s.name, init)

@@ -7,7 +7,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // Module is the Starlark "check" module: checker constructors for scenarios.
@@ -103,7 +103,7 @@ func starLinearizable(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "model?", &model, "init?", &init); err != nil {
 		return nil, err
 	}
-	iv, err := starval.ToGo(init)
+	iv, err := star.ToGo(init)
 	if err != nil {
 		return nil, fmt.Errorf("%s: init: %w", b.Name(), err)
 	}
@@ -143,7 +143,7 @@ func starTransactional(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		}
 	}
 	if init != nil {
-		iv, err := starval.ToGo(init)
+		iv, err := star.ToGo(init)
 		if err != nil {
 			return nil, fmt.Errorf("%s: init: %w", b.Name(), err)
 		}
@@ -240,7 +240,7 @@ func starBank(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwar
 		return nil, fmt.Errorf("%s: total must not be negative, got %d", b.Name(), o.Total)
 	}
 	if accounts != starlark.None {
-		v, err := starval.ToGo(accounts)
+		v, err := star.ToGo(accounts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: accounts: %w", b.Name(), err)
 		}
@@ -341,7 +341,7 @@ func optionalRate(v starlark.Value) (*float64, error) {
 
 // starSLO is check.slo(p50=, p99=, p999=, error_rate=None, window=0, min_ops=1, f=None).
 func starSLO(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var p50, p99, p999, window starval.Duration
+	var p50, p99, p999, window star.Duration
 	var rate starlark.Value
 	var fs *starlark.List
 	var o SLOOptions
@@ -405,7 +405,7 @@ func starFinalState(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	print := thread.Print
 	o.Description = fn.Name()
 	o.Predicate = func(state any) (bool, string, error) {
-		sv, err := starval.FromGo(state)
+		sv, err := star.FromGo(state)
 		if err != nil {
 			return false, "", fmt.Errorf("final state: %w", err)
 		}
@@ -452,7 +452,7 @@ func starReplicas(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 
 // starRecovery is check.recovery(within, after=None, f=None).
 func starRecovery(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var within starval.Duration
+	var within star.Duration
 	var after, fs *starlark.List
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "within", &within, "after?", &after, "f?", &fs); err != nil {
 		return nil, err
@@ -493,7 +493,7 @@ func starBoundary(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 // starMutex is check.mutual_exclusion(acquire=None, release=None, lease="0s").
 func starMutex(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var acquire, release *starlark.List
-	var lease starval.Duration
+	var lease star.Duration
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "acquire?", &acquire, "release?", &release, "lease?", &lease); err != nil {
 		return nil, err
 	}

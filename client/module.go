@@ -7,7 +7,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // Module is the Starlark "client" module.
@@ -64,7 +64,7 @@ func newPostgres(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 // is bound to unless endpoints (base URLs) are given.
 func newEtcd(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var endpoints starlark.Value = starlark.None
-	timeout := starval.Duration(time.Second)
+	timeout := star.Duration(time.Second)
 	e := &Etcd{}
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "endpoints?", &endpoints, "timeout?", &timeout,
 		"serializable?", &e.Serializable); err != nil {
@@ -94,7 +94,7 @@ func newEtcd(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 // examples/demostore, each process on the node it is bound to; port is
 // its HTTP port on a real node (local nodes get their own).
 func newDemoKV(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	timeout := starval.Duration(time.Second)
+	timeout := star.Duration(time.Second)
 	port := DemoKVPort
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "timeout?", &timeout, "port?", &port); err != nil {
 		return nil, err

@@ -15,8 +15,9 @@ import (
 
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/star"
+	starcontrol "github.com/faultline/faultline/star/control"
 	"github.com/faultline/faultline/star/httpmod"
-	"github.com/faultline/faultline/star/starval"
 )
 
 // PoolStarter is implemented by clients whose per-run code needs the run's
@@ -195,8 +196,8 @@ type starSession struct {
 func (s *starSession) thread(name string, ctx context.Context) *starlark.Thread {
 	out := s.out
 	t := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(out, msg) }}
-	t.SetLocal(control.CtxLocal, ctx)
-	t.SetLocal(control.PoolLocal, s.pool)
+	star.SetContext(t, ctx)
+	star.SetPool(t, s.pool)
 	t.SetLocal(httpmod.ClientLocal, s.http)
 	return t
 }
@@ -205,7 +206,7 @@ func (s *starSession) thread(name string, ctx context.Context) *starlark.Thread 
 // cancelled when ctx ends, and gets a fresh step budget. cancelled reports
 // whether ctx ended during the call, which leaves the thread unusable.
 func call(ctx context.Context, thread *starlark.Thread, fn starlark.Callable, args starlark.Tuple) (v starlark.Value, cancelled bool, err error) {
-	thread.SetLocal(control.CtxLocal, ctx)
+	star.SetContext(thread, ctx)
 	thread.SetMaxExecutionSteps(thread.ExecutionSteps() + starlarkSteps)
 	stop := context.AfterFunc(ctx, func() { thread.Cancel(context.Cause(ctx).Error()) })
 	v, err = starlark.Call(thread, fn, args, nil)
@@ -218,7 +219,7 @@ func (s *starSession) onEveryNode(parent context.Context, what string, fn starla
 	ctx, cancel := context.WithTimeoutCause(parent, StarlarkSetupTimeout, fmt.Errorf("client %s took over %s", what, StarlarkSetupTimeout))
 	defer cancel()
 	thread := s.thread("client/"+what, ctx)
-	if _, _, err := call(ctx, thread, control.Module.Members["on_nodes"].(starlark.Callable), starlark.Tuple{fn}); err != nil {
+	if _, _, err := call(ctx, thread, starcontrol.Module.Members["on_nodes"].(starlark.Callable), starlark.Tuple{fn}); err != nil {
 		return fmt.Errorf("client %s: %s", what, scriptMessage(err))
 	}
 	return nil
@@ -226,7 +227,7 @@ func (s *starSession) onEveryNode(parent context.Context, what string, fn starla
 
 // Open implements Session: open(node) on the worker's own thread.
 func (s *starSession) Open(_, process int, node string) (Worker, error) {
-	nv, err := control.NewNodeValue(s.pool, node)
+	nv, err := starcontrol.NewNodeValue(s.pool, node)
 	if err != nil {
 		return nil, fmt.Errorf("client open: %w", err)
 	}
@@ -323,7 +324,7 @@ func indeterminate(op history.Op, msg string) history.Op {
 func opDict(op history.Op) (*starlark.Dict, error) {
 	d := starlark.NewDict(5)
 	set := func(k string, v any) error {
-		sv, err := starval.FromGo(v)
+		sv, err := star.FromGo(v)
 		if err != nil {
 			return fmt.Errorf("op %s: %w", k, err)
 		}
@@ -372,13 +373,13 @@ func completion(op history.Op, v starlark.Value) history.Op {
 			}
 			typ = string(s)
 		case "value":
-			gv, err := starval.ToGo(item[1])
+			gv, err := star.ToGo(item[1])
 			if err != nil {
 				return indeterminate(op, "invoke returned an unusable value: "+err.Error())
 			}
 			out.Value = gv
 		case "error":
-			gv, err := starval.ToGo(item[1])
+			gv, err := star.ToGo(item[1])
 			if err != nil {
 				return indeterminate(op, "invoke returned an unusable error: "+err.Error())
 			}

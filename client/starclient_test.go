@@ -16,6 +16,7 @@ import (
 
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
+	starcontrol "github.com/faultline/faultline/star/control"
 	"github.com/faultline/faultline/star/httpmod"
 	"github.com/faultline/faultline/star/netmod"
 )
@@ -26,7 +27,7 @@ func loadStarClient(t *testing.T, src string) (*Starlark, Session) {
 	t.Helper()
 	pre := starlark.StringDict{
 		"client":  Module,
-		"control": control.Module,
+		"control": starcontrol.Module,
 		"http":    httpmod.Module,
 		"net":     netmod.Module,
 		"struct":  starlark.NewBuiltin("struct", starlarkstruct.Make),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/testdaemon"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 )
@@ -269,7 +271,7 @@ func TestSSHLostConnectionIndeterminate(t *testing.T) {
 		_, err := r.Run(context.Background(), Cmd{Raw: "touch " + Quote(started) + "; sleep 30"})
 		errc <- err
 	}()
-	if !waitFor(20*time.Second, func() bool { return fileExists(started) }) {
+	if !testdaemon.WaitFor(20*time.Second, func() bool { return fileExists(started) }) {
 		t.Fatal("command did not start")
 	}
 	s.killConnections(t)
@@ -298,7 +300,7 @@ func TestSSHKeepAlive(t *testing.T) {
 		_, err := r.Run(context.Background(), Cmd{Raw: "touch " + Quote(started) + "; sleep 60"})
 		errc <- err
 	}()
-	if !waitFor(20*time.Second, func() bool { return fileExists(started) }) {
+	if !testdaemon.WaitFor(20*time.Second, func() bool { return fileExists(started) }) {
 		t.Fatal("command did not start")
 	}
 	frozen := s.sessionPIDs()
@@ -327,10 +329,10 @@ func TestSSHDaemonOutlivesConnection(t *testing.T) {
 	s := startSSHD(t, sshdOptions{})
 	r := dialTest(t, s, s.config())
 	ctx := context.Background()
-	port := freePort(t)
+	port := testdaemon.FreePort(t)
 	pidfile := filepath.Join(t.TempDir(), "d.pid")
-	pid, err := StartDaemon(ctx, r, Daemon{Argv: daemonArgv(t, "outlives"), Pidfile: pidfile,
-		Env: map[string]string{envListen: strconv.Itoa(port)}})
+	pid, err := StartDaemon(ctx, r, Daemon{Argv: testdaemon.Argv(t, "outlives"), Pidfile: pidfile,
+		Env: map[string]string{testdaemon.EnvListen: strconv.Itoa(port)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +345,7 @@ func TestSSHDaemonOutlivesConnection(t *testing.T) {
 	s.killConnections(t)
 	r.Close()
 	r2 := dialTest(t, s, s.config())
-	if err := AwaitPort(ctx, r2, port, 5*time.Second); err != nil || !pidAlive(pid) {
+	if err := AwaitPort(ctx, r2, port, 5*time.Second); err != nil || !testdaemon.Alive(pid) {
 		t.Fatalf("daemon gone after its session ended: %v", err)
 	}
 	if stopped, err := StopDaemon(ctx, r2, Stop{Pidfile: pidfile}); !stopped || err != nil {
@@ -383,7 +385,10 @@ func TestSSHAgent(t *testing.T) {
 	}
 }
 
-func TestSSHStarlark(t *testing.T) {
+// TestSSHPoolParallel works every node of one SSH pool at once (what
+// control.on_nodes does): upload, download, exec with quoting, exists and
+// sudo, then checks the pool kept one connection per node.
+func TestSSHPoolParallel(t *testing.T) {
 	s := startSSHD(t, sshdOptions{})
 	var nodes []Node
 	for _, n := range []string{"n1", "n2", "n3"} {
@@ -400,24 +405,51 @@ func TestSSHStarlark(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "payload"), []byte("p"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := strings.ReplaceAll(`
-def setup(n):
-    n.upload("DIR/payload", "DIR/" + n.name + ".up")
-    n.download("DIR/" + n.name + ".up", "DIR/" + n.name + ".down")
-    r = n.exec("sh", "-c", 'echo "$1 $2"', "sh", n.name, "it's", timeout = "10s")
-    return (r.stdout.strip(), n.exists("DIR/" + n.name + ".down"), n.sudo("id", "-u").stdout.strip())
-res = control.on_nodes(setup)
-`, "DIR", dir)
-	g, err := runScript(context.Background(), t, p, script)
-	if err != nil {
-		t.Fatal(err)
+	ctx := context.Background()
+	got := make([]string, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Go(func() {
+			res, err := func() (string, error) {
+				r, err := p.Remote(ctx, n.Name)
+				if err != nil {
+					return "", err
+				}
+				up := filepath.Join(dir, n.Name+".up")
+				down := filepath.Join(dir, n.Name+".down")
+				if err := r.Upload(ctx, filepath.Join(dir, "payload"), up); err != nil {
+					return "", err
+				}
+				if err := r.Download(ctx, up, down); err != nil {
+					return "", err
+				}
+				echo, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", `echo "$1 $2"`, "sh", n.Name, "it's"}, Timeout: 10 * time.Second})
+				if err != nil {
+					return "", err
+				}
+				ok, err := Exists(ctx, r, down)
+				if err != nil {
+					return "", err
+				}
+				id, err := r.Run(ctx, Cmd{Argv: []string{"id", "-u"}, Sudo: true})
+				if err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("%s|%t|%s", strings.TrimSpace(string(echo.Stdout)), ok, strings.TrimSpace(string(id.Stdout))), nil
+			}()
+			if err != nil {
+				t.Errorf("%s: %v", n.Name, err)
+			}
+			got[i] = res
+		})
 	}
-	want := `{"n1": ("n1 it's", True, "0"), "n2": ("n2 it's", True, "0"), "n3": ("n3 it's", True, "0")}`
-	if got := g["res"].String(); got != want {
-		t.Errorf("res = %s, want %s", got, want)
+	wg.Wait()
+	want := []string{"n1 it's|true|0", "n2 it's|true|0", "n3 it's|true|0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("results = %q, want %q", got, want)
 	}
 	// Other handlers (the readiness probe's) may take a moment to exit.
-	if !waitFor(10*time.Second, func() bool { return len(childrenOf(s.cmd.Process.Pid)) == 3 }) {
+	if !testdaemon.WaitFor(10*time.Second, func() bool { return len(childrenOf(s.cmd.Process.Pid)) == 3 }) {
 		t.Errorf("%d connections to sshd, want one per node (3)", len(childrenOf(s.cmd.Process.Pid)))
 	}
 }
@@ -456,7 +488,7 @@ func TestDialHandshakeTimeout(t *testing.T) {
 	node := Node{Name: "mute", Host: "127.0.0.1", Port: ln.Addr().(*net.TCPAddr).Port}
 	cfg := SSHConfig{KeyFiles: []string{key}, KnownHosts: filepath.Join(dir, "kh"), AcceptNew: true,
 		HandshakeTimeout: 300 * time.Millisecond}
-	within(t, 30*time.Second, "DialSSH with a handshake timeout", func() {
+	testdaemon.Within(t, 30*time.Second, "DialSSH with a handshake timeout", func() {
 		if _, err = DialSSH(context.Background(), node, cfg); err == nil {
 			t.Error("dial to a mute server succeeded")
 		}
@@ -464,7 +496,7 @@ func TestDialHandshakeTimeout(t *testing.T) {
 	cfg.HandshakeTimeout = time.Hour
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	within(t, 30*time.Second, "DialSSH with a cancelled ctx", func() {
+	testdaemon.Within(t, 30*time.Second, "DialSSH with a cancelled ctx", func() {
 		if _, err = DialSSH(ctx, node, cfg); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("err = %v, want the ctx deadline", err)
 		}

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testdaemon"
 )
 
 const sftpServer = "/usr/lib/openssh/sftp-server"
@@ -78,7 +79,7 @@ func startSSHD(t testing.TB, o sshdOptions) *testSSHD {
 		t.Fatal(err)
 	}
 	for attempt := 0; ; attempt++ {
-		port := freePort(t)
+		port := testdaemon.FreePort(t)
 		s.node = Node{Name: "sshd", Host: "127.0.0.1", Port: port}
 		cfg := filepath.Join(s.dir, "sshd_config")
 		var b strings.Builder

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/internal/integration"
+	"github.com/faultline/faultline/internal/testdaemon"
 )
 
 // remoteSuite checks the Cmd semantics every Remote shares. The node must be
@@ -106,16 +107,16 @@ func remoteSuite(t *testing.T, r Remote) {
 	t.Run("cancel", func(t *testing.T) {
 		dir := t.TempDir()
 		started, pidfile := filepath.Join(dir, "started"), filepath.Join(dir, "pid")
-		ctx := ctxWithCancelOnFile(t, started)
+		ctx := testdaemon.CancelOnFile(t, started)
 		var err error
-		within(t, 30*time.Second, "Run after cancel", func() {
+		testdaemon.Within(t, 30*time.Second, "Run after cancel", func() {
 			_, err = r.Run(ctx, Cmd{Raw: "echo $$ > " + Quote(pidfile) + "; touch " + Quote(started) + "; exec sleep 60"})
 		})
 		if !errors.Is(err, ErrIndeterminate) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want indeterminate and canceled", err)
 		}
 		if _, ok := r.(*localRemote); ok { // over ssh as root only a deadline stops it (next test)
-			if pid := readPID(pidfile); pid == 0 || !waitFor(10*time.Second, func() bool { return !pidAlive(pid) }) {
+			if pid := readPID(pidfile); pid == 0 || !testdaemon.WaitFor(10*time.Second, func() bool { return !testdaemon.Alive(pid) }) {
 				t.Errorf("the cancelled command (pid %d) is still running", pid)
 			}
 		} else {
@@ -127,13 +128,13 @@ func remoteSuite(t *testing.T, r Remote) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		var err error
-		within(t, 30*time.Second, "Run past its ctx deadline", func() {
+		testdaemon.Within(t, 30*time.Second, "Run past its ctx deadline", func() {
 			_, err = r.Run(ctx, Cmd{Raw: "echo $$ > " + Quote(pidfile) + "; exec sleep 60"})
 		})
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrTimeout) {
 			t.Fatalf("err = %v, want the deadline or the remote timeout", err)
 		}
-		if pid := readPID(pidfile); pid == 0 || !waitFor(20*time.Second, func() bool { return !pidAlive(pid) }) {
+		if pid := readPID(pidfile); pid == 0 || !testdaemon.WaitFor(20*time.Second, func() bool { return !testdaemon.Alive(pid) }) {
 			t.Errorf("the command (pid %d) outlived its ctx deadline on the node", pid)
 		}
 	})
@@ -261,14 +262,14 @@ func watchFile(path string, oldSum, newSum [32]byte, fn func()) (int, string) {
 func daemonSuite(t *testing.T, r Remote) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	port := freePort(t)
+	port := testdaemon.FreePort(t)
 	token := "faultline-test-daemon-" + strconv.Itoa(port)
 	d := Daemon{
-		Argv:    daemonArgv(t, token),
+		Argv:    testdaemon.Argv(t, token),
 		Pidfile: "run/d.pid",
 		Logfile: "log/d.log",
 		Chdir:   dir,
-		Env:     map[string]string{envListen: strconv.Itoa(port)},
+		Env:     map[string]string{testdaemon.EnvListen: strconv.Itoa(port)},
 	}
 	pid, err := StartDaemon(ctx, r, d)
 	if err != nil {
@@ -304,7 +305,7 @@ func daemonSuite(t *testing.T, r Remote) {
 	if !stopped || err != nil {
 		t.Fatalf("StopDaemon = %v, %v", stopped, err)
 	}
-	if pidAlive(pid) {
+	if testdaemon.Alive(pid) {
 		t.Errorf("daemon %d still alive after stop", pid)
 	}
 	if ok, err := Exists(ctx, r, filepath.Join(dir, "run/d.pid")); ok || err != nil {
@@ -322,9 +323,9 @@ func daemonSuite(t *testing.T, r Remote) {
 	}
 
 	t.Run("stubborn daemon gets KILL", func(t *testing.T) {
-		port := freePort(t)
-		d := Daemon{Argv: daemonArgv(t, "stubborn"), Pidfile: filepath.Join(dir, "s.pid"),
-			Env: map[string]string{envListen: strconv.Itoa(port), envIgnoreTerm: "1"}}
+		port := testdaemon.FreePort(t)
+		d := Daemon{Argv: testdaemon.Argv(t, "stubborn"), Pidfile: filepath.Join(dir, "s.pid"),
+			Env: map[string]string{testdaemon.EnvListen: strconv.Itoa(port), testdaemon.EnvIgnoreTerm: "1"}}
 		pid, err := StartDaemon(ctx, r, d)
 		if err != nil {
 			t.Fatal(err)
@@ -333,8 +334,8 @@ func daemonSuite(t *testing.T, r Remote) {
 			t.Fatal(err)
 		}
 		stopped, err := StopDaemon(ctx, r, Stop{Pidfile: d.Pidfile, Grace: 300 * time.Millisecond})
-		if !stopped || err != nil || pidAlive(pid) {
-			t.Errorf("StopDaemon = %v, %v; alive %v", stopped, err, pidAlive(pid))
+		if !stopped || err != nil || testdaemon.Alive(pid) {
+			t.Errorf("StopDaemon = %v, %v; alive %v", stopped, err, testdaemon.Alive(pid))
 		}
 	})
 }

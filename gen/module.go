@@ -7,7 +7,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // Module is the Starlark "gen" module. Every argument that takes a generator
@@ -119,7 +119,7 @@ func counted(name string, f func(int, Generator) Generator) *starlark.Builtin {
 func timed(name string, f func(time.Duration, Generator) Generator) *starlark.Builtin {
 	return starlark.NewBuiltin("gen."+name, func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var (
-			d starval.Duration
+			d star.Duration
 			g genArg
 		)
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dt", &d, "g", &g); err != nil {
@@ -255,7 +255,7 @@ func fMapBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 }
 
 func sleepBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var d starval.Duration
+	var d star.Duration
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dt", &d); err != nil {
 		return nil, err
 	}

@@ -13,12 +13,8 @@ import (
 
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
+	"github.com/faultline/faultline/star"
 )
-
-// RandLocal is the Starlark thread-local key under which Run stores the
-// generator's *rand.Rand, so a Starlark rand module can draw from the same
-// seeded stream as the generators.
-const RandLocal = "faultline.rand"
 
 // Config configures Run.
 type Config struct {
@@ -123,7 +119,8 @@ func Run(ctx context.Context, g Generator, cfg Config) (Summary, error) {
 	r.slots = make([]slot, r.ctx.slots)
 	r.ctx.Starlark = cfg.Starlark
 	if cfg.Starlark != nil {
-		cfg.Starlark.SetLocal(RandLocal, r.ctx.Rand)
+		// Starlark generator functions draw from the generators' own seeded stream.
+		star.SetRand(cfg.Starlark, r.ctx.Rand)
 	}
 	if cfg.Virtual {
 		// Simulated time only moves on events, so a pending generator simply

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/star"
 )
 
 func TestMixIsSeededAndUsesEveryGenerator(t *testing.T) {
@@ -319,8 +319,8 @@ func TestStarlarkRandLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := th.Local(RandLocal).(*rand.Rand); !ok {
-		t.Fatalf("thread local %s = %T, want *rand.Rand", RandLocal, th.Local(RandLocal))
+	if star.Rand(th) == nil {
+		t.Fatal("Run left the Starlark thread without the generators' seeded rand")
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // Value is a Generator as a Starlark value (type "generator"). Generators are
@@ -135,7 +135,7 @@ func parseOpDict(d *starlark.Dict) (opDict, error) {
 			}
 			o.op.Time, o.hasTime = t, true
 		default:
-			gv, err := starval.ToGo(v)
+			gv, err := star.ToGo(v)
 			if err != nil {
 				return o, fmt.Errorf("op dict: %s: %w", key, err)
 			}
@@ -183,7 +183,7 @@ func opTime(v starlark.Value) (int64, error) {
 func opToDict(op history.Op) (*starlark.Dict, error) {
 	d := starlark.NewDict(5 + len(op.Extra))
 	put := func(k string, v any) error {
-		sv, err := starval.FromGo(v)
+		sv, err := star.FromGo(v)
 		if err != nil {
 			return fmt.Errorf("op field %s: %w", k, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/faultline/faultline/control"
+	starcontrol "github.com/faultline/faultline/star/control"
 )
 
 // DB is a scenario's db recipe: how to set the system under test up on
@@ -82,7 +83,7 @@ func (d *DB) onEveryNode(ctx context.Context, o RunOptions, what string, fn star
 	thread := newThread(ctx, "db/"+what, o.Print, nil, 0, o.Pool)
 	stop := watchCancel(ctx, thread)
 	defer stop()
-	if _, err := starlark.Call(thread, control.Module.Members["on_nodes"], starlark.Tuple{fn}, nil); err != nil {
+	if _, err := starlark.Call(thread, starcontrol.Module.Members["on_nodes"], starlark.Tuple{fn}, nil); err != nil {
 		return fmt.Errorf("db %s: %w", what, scriptError(err))
 	}
 	return nil

@@ -7,7 +7,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/gen"
+	"github.com/faultline/faultline/star"
 )
 
 // randModule is the seeded "rand" module. Draws come from the thread's
@@ -22,8 +22,8 @@ var randModule = &starlarkstruct.Module{
 }
 
 func threadRand(thread *starlark.Thread, name string) (*rand.Rand, error) {
-	r, ok := thread.Local(gen.RandLocal).(*rand.Rand)
-	if !ok {
+	r := star.Rand(thread)
+	if r == nil {
 		return nil, fmt.Errorf("%s: no seeded random source on this thread", name)
 	}
 	return r, nil

@@ -13,7 +13,7 @@ import (
 	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/nemesis"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // Tiers are the budget tiers a scenario runs under, weakest first.
@@ -102,7 +102,7 @@ func (v *budgetValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable:
 
 // budgetBuiltin is budget(duration, ops=0, steps=0, faults=0, seeds=1, min_ops=0).
 func budgetBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var d starval.Duration
+	var d star.Duration
 	var ops, steps, faults, minOps int64
 	seeds := 1
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "duration", &d, "ops?", &ops, "steps?", &steps,
@@ -131,8 +131,8 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		nodes, budgets, falsifies   starlark.Value
 		nem, landing, dbRecipe      starlark.Value
 		final                       starlark.Value
-		opTimeout                                  = starval.Duration(5 * time.Second)
-		finalTimeout                               = starval.Duration(defaultFinalTimeout)
+		opTimeout                                  = star.Duration(5 * time.Second)
+		finalTimeout                               = star.Duration(defaultFinalTimeout)
 		conc                        starlark.Value = starlark.MakeInt(5)
 	)
 	timeMode = "auto"

@@ -24,8 +24,8 @@ import (
 	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/internal/seed"
 	"github.com/faultline/faultline/nemesis"
-	"github.com/faultline/faultline/star/httpmod"
-	"github.com/faultline/faultline/star/netmod"
+	"github.com/faultline/faultline/star"
+	_ "github.com/faultline/faultline/star/all" // every Starlark module registers itself
 )
 
 // LoadOptions configure loading a script.
@@ -69,16 +69,17 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Script, error) {
 	return &Script{Path: path, Scenarios: col.scenarios}, nil
 }
 
-// Predeclared returns the names every script sees: scenario, budget, the
-// faultline modules and the Starlark library modules.
+// Predeclared returns the names every script sees: the interpreter's own
+// (scenario, budget, rand, struct and starlark-go's json, math and time) and
+// every module registered with package star by the adapters star/all links.
 func Predeclared() starlark.StringDict {
-	return starlark.StringDict{
+	d := star.Modules()
+	own := starlark.StringDict{
 		"scenario": starlark.NewBuiltin("scenario", scenarioBuiltin),
 		"budget":   starlark.NewBuiltin("budget", budgetBuiltin),
 		"gen":      gen.Module,
 		"check":    check.Module,
 		"client":   client.Module,
-		"control":  control.Module,
 		"nemesis":  nemesis.Module,
 		"evidence": nemesis.EvidenceModule,
 		"rand":     randModule,
@@ -86,9 +87,11 @@ func Predeclared() starlark.StringDict {
 		"json":     json.Module,
 		"math":     math.Module,
 		"time":     time.Module,
-		"net":      netmod.Module,
-		"http":     httpmod.Module,
 	}
+	for name, v := range own {
+		d[name] = v
+	}
+	return d
 }
 
 // newThread makes a Starlark thread whose print goes to out, whose rand
@@ -101,10 +104,10 @@ func newThread(ctx context.Context, name string, out io.Writer, rng *rand.Rand, 
 		steps = defaultSteps
 	}
 	t := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(out, msg) }}
-	t.SetLocal(gen.RandLocal, rng)
-	t.SetLocal(control.CtxLocal, ctx)
+	star.SetRand(t, rng)
+	star.SetContext(t, ctx)
 	if pool != nil {
-		t.SetLocal(control.PoolLocal, pool)
+		star.SetPool(t, pool)
 	}
 	t.SetMaxExecutionSteps(steps)
 	return t

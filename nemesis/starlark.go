@@ -11,7 +11,7 @@ import (
 
 	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // Module is the Starlark "nemesis" module. Each builder returns a nemesis
@@ -100,12 +100,12 @@ func healOp() gen.Generator {
 // timing is when a fault cycle acts: the first fault at start (default:
 // after one interval), held for hold, then again interval after each heal.
 type timing struct {
-	start, interval, hold starval.Duration
+	start, interval, hold star.Duration
 	repeat                bool // false: inject once, at start
 }
 
 func defaultTiming() timing {
-	return timing{start: -1, interval: starval.Duration(10 * time.Second), hold: starval.Duration(10 * time.Second), repeat: true}
+	return timing{start: -1, interval: star.Duration(10 * time.Second), hold: star.Duration(10 * time.Second), repeat: true}
 }
 
 // cycle is one fault's package: inject at start, heal after hold, again
@@ -138,7 +138,7 @@ func partitionBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "spec?", &spec, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
 		return nil, err
 	}
-	v, err := starval.ToGo(spec)
+	v, err := star.ToGo(spec)
 	if err != nil {
 		return nil, fmt.Errorf("%s: spec: %w", b.Name(), err)
 	}
@@ -166,7 +166,7 @@ func lossBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 	if _, err := probability(float64(prob)); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	spec, err := starval.ToGo(nodes)
+	spec, err := star.ToGo(nodes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
 	}
@@ -187,7 +187,7 @@ func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, params...); err != nil {
 			return nil, err
 		}
-		spec, err := starval.ToGo(nodes)
+		spec, err := star.ToGo(nodes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
 		}
@@ -202,7 +202,7 @@ func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin
 				}
 			case starlark.NoneType:
 			default:
-				var d starval.Duration
+				var d star.Duration
 				if err := d.Unpack(restart); err != nil {
 					return nil, fmt.Errorf("%s: restart: %w", b.Name(), err)
 				}
@@ -211,7 +211,7 @@ func processBuiltin(start, stop string) func(*starlark.Thread, *starlark.Builtin
 			if command == nil {
 				return nil, fmt.Errorf("%s: missing command (the argv that restarts the process, e.g. db.start)", b.Name())
 			}
-			argv, err := starval.ToGo(command)
+			argv, err := star.ToGo(command)
 			if err != nil {
 				return nil, fmt.Errorf("%s: command: %w", b.Name(), err)
 			}
@@ -244,7 +244,7 @@ func corruptBuiltin(f string) func(*starlark.Thread, *starlark.Builtin, starlark
 		if file == "" || size < 0 || offset < 0 || bit < 0 || bit > 7 {
 			return nil, fmt.Errorf("%s: want a path, a size and offset not negative, a bit in 0..7", b.Name())
 		}
-		spec, err := starval.ToGo(nodes)
+		spec, err := star.ToGo(nodes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
 		}
@@ -296,7 +296,7 @@ func healBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, k
 
 // nodesValue converts a node spec argument to its history value.
 func nodesValue(b *starlark.Builtin, nodes starlark.Value) (any, error) {
-	spec, err := starval.ToGo(nodes)
+	spec, err := star.ToGo(nodes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: nodes: %w", b.Name(), err)
 	}

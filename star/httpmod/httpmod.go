@@ -5,7 +5,7 @@
 //	r.status, r.headers["Content-Type"], r.body, r.json()
 //
 // A request ends at its timeout or when the calling thread's context
-// (control.CtxLocal) ends, whichever is first. Requests share one pooled
+// (star.Context) ends, whichever is first. Requests share one pooled
 // http.Client per run (ClientLocal; a package-wide one elsewhere), so a
 // worker's keep-alive connection is reused from op to op.
 //
@@ -29,8 +29,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/control"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // ClientLocal is the thread-local key of the run's *http.Client.
@@ -43,6 +42,8 @@ const DefaultTimeout = 5 * time.Second
 const maxBody = 16 << 20
 
 // Module is the Starlark "http" module.
+func init() { star.Register("http", Module) }
+
 var Module = &starlarkstruct.Module{
 	Name: "http",
 	Members: starlark.StringDict{
@@ -78,7 +79,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		headers     *starlark.Dict
 		body        starlark.Value = starlark.None
 		jsonBody    starlark.Value = starlark.None
-		timeout                    = starval.Duration(DefaultTimeout)
+		timeout                    = star.Duration(DefaultTimeout)
 		raise                      = true
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "method", &method, "url", &url, "headers?", &headers,
@@ -111,7 +112,7 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		}
 	}
 
-	ctx, cancel := context.WithTimeout(control.ThreadContext(thread), time.Duration(timeout))
+	ctx, cancel := context.WithTimeout(star.Context(thread), time.Duration(timeout))
 	defer cancel()
 	var rd io.Reader
 	if payload != nil {

@@ -12,7 +12,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/star"
 )
 
 func exec(t *testing.T, th *starlark.Thread, src string) (starlark.StringDict, error) {
@@ -97,7 +97,7 @@ func TestRequestCancel(t *testing.T) {
 	defer close(release)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	th := &starlark.Thread{}
-	th.SetLocal(control.CtxLocal, ctx)
+	star.SetContext(th, ctx)
 	done := make(chan error)
 	go func() {
 		_, err := exec(t, th, `http.request("GET", "`+srv.URL+`", timeout = "1h")`)

@@ -9,7 +9,7 @@
 //	c.close()
 //
 // Every blocking call also ends when the calling thread's run context does
-// (control.CtxLocal): the op timed out or the run stopped. A client thread's
+// (star.Context): the op timed out or the run stopped. A client thread's
 // context is its op's, so a hung server costs one op, not the run.
 package netmod
 
@@ -27,8 +27,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/control"
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
 )
 
 // DefaultTimeout bounds a dial when the script gives no timeout.
@@ -39,6 +38,8 @@ const DefaultTimeout = 5 * time.Second
 const maxLine = 1 << 20
 
 // Module is the Starlark "net" module.
+func init() { star.Register("net", Module) }
+
 var Module = &starlarkstruct.Module{
 	Name: "net",
 	Members: starlark.StringDict{
@@ -48,14 +49,14 @@ var Module = &starlarkstruct.Module{
 
 func dial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var addr string
-	timeout := starval.Duration(DefaultTimeout)
+	timeout := star.Duration(DefaultTimeout)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "addr", &addr, "timeout?", &timeout); err != nil {
 		return nil, err
 	}
 	if timeout <= 0 {
 		return nil, fmt.Errorf("%s: timeout must be positive", b.Name())
 	}
-	ctx, cancel := context.WithTimeout(control.ThreadContext(thread), time.Duration(timeout))
+	ctx, cancel := context.WithTimeout(star.Context(thread), time.Duration(timeout))
 	defer cancel()
 	c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -140,7 +141,7 @@ func (c *Conn) io(thread *starlark.Thread, what string, fn func() error) error {
 	if c.closed {
 		return fmt.Errorf("%s %s: connection closed", what, c.addr)
 	}
-	ctx := control.ThreadContext(thread)
+	ctx := star.Context(thread)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s %s: %v", what, c.addr, context.Cause(ctx))
 	}
@@ -244,7 +245,7 @@ func (c *Conn) setDeadline(_ *starlark.Thread, b *starlark.Builtin, args starlar
 	}
 	var deadline time.Time
 	if d != starlark.None {
-		var dur starval.Duration
+		var dur star.Duration
 		if err := dur.Unpack(d); err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}

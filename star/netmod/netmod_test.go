@@ -10,7 +10,7 @@ import (
 
 	"go.starlark.net/starlark"
 
-	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/star"
 )
 
 // echoServer answers each line it reads with "+" and the line, and
@@ -57,7 +57,7 @@ func echoServer(t *testing.T) string {
 func run(t *testing.T, ctx context.Context, src string) (starlark.StringDict, error) {
 	t.Helper()
 	th := &starlark.Thread{Name: "test"}
-	th.SetLocal(control.CtxLocal, ctx)
+	star.SetContext(th, ctx)
 	stop := context.AfterFunc(ctx, func() { th.Cancel("cancelled") })
 	defer stop()
 	return starlark.ExecFile(th, "t.star", src, starlark.StringDict{"net": Module})
@@ -127,7 +127,7 @@ func TestConnCancel(t *testing.T) {
 	addr := echoServer(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	th := &starlark.Thread{Name: "test"}
-	th.SetLocal(control.CtxLocal, ctx)
+	star.SetContext(th, ctx)
 	g, err := starlark.ExecFile(th, "t.star", `c = net.dial("`+addr+`")`, starlark.StringDict{"net": Module})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"go.starlark.net/starlark"
+
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/star"
 )
 
 // listenAddr is listen_addr(service, port) -> "host:port": where this
@@ -54,12 +57,12 @@ func (n *NodeValue) addrOf(thread *starlark.Thread, b *starlark.Builtin, args st
 
 // faultlineBinary is faultline() -> path of a faultline binary the node can
 // run (for systems shipped inside it, such as the demo store). A local node
-// runs this very binary; a remote node gets a copy (InstallBinary).
+// runs this very binary; a remote node gets a copy (control.InstallBinary).
 func (n *NodeValue) faultlineBinary(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	self, err := SelfBinary()
+	self, err := control.SelfBinary()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -67,8 +70,8 @@ func (n *NodeValue) faultlineBinary(thread *starlark.Thread, b *starlark.Builtin
 		return starlark.String(self), nil
 	}
 	var remote string
-	err = n.withRemote(thread, b, func(r Remote) (err error) {
-		remote, _, err = InstallBinary(ThreadContext(thread), r, self, "faultline")
+	err = n.withRemote(thread, b, func(r control.Remote) (err error) {
+		remote, _, err = control.InstallBinary(star.Context(thread), r, self, "faultline")
 		return err
 	})
 	if err != nil {

@@ -1,3 +1,5 @@
+// Package control is the Starlark "control" module: the run's nodes as
+// values whose methods act on them through package control's remotes.
 package control
 
 import (
@@ -8,17 +10,12 @@ import (
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
+
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/star"
 )
 
-// Thread-local keys read by this module. The interpreter sets them on every
-// thread that may call it.
-const (
-	// CtxLocal holds the run's context.Context; blocking builtins stop when
-	// it ends. Without it they use context.Background().
-	CtxLocal = "faultline.ctx"
-	// PoolLocal holds the run's *Pool, the nodes scripts may reach.
-	PoolLocal = "faultline.control.pool"
-)
+func init() { star.Register("control", Module) }
 
 // onNodesSteps bounds each on_nodes thread, like the interpreter's own
 // script threads, so a runaway function cannot spin forever.
@@ -43,28 +40,11 @@ var Module = &starlarkstruct.Module{
 	},
 }
 
-// ThreadContext returns the run (or op) context stored on thread, so
-// blocking builtins of any module stop with it; Background when none is.
-func ThreadContext(thread *starlark.Thread) context.Context {
-	if ctx, ok := thread.Local(CtxLocal).(context.Context); ok && ctx != nil {
-		return ctx
-	}
-	return context.Background()
-}
-
-func threadPool(thread *starlark.Thread, name string) (*Pool, error) {
-	p, ok := thread.Local(PoolLocal).(*Pool)
-	if !ok || p == nil {
-		return nil, fmt.Errorf("%s: no nodes configured (give --nodes, --nodes-file or --local, or declare nodes in the scenario)", name)
-	}
-	return p, nil
-}
-
 func nodesBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	p, err := threadPool(thread, b.Name())
+	p, err := star.Pool(thread, b.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +61,7 @@ func nodeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 		return nil, err
 	}
-	p, err := threadPool(thread, b.Name())
+	p, err := star.Pool(thread, b.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +78,7 @@ func onNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes", &first, "fn?", &second); err != nil {
 		return nil, err
 	}
-	p, err := threadPool(thread, b.Name())
+	p, err := star.Pool(thread, b.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +96,7 @@ func onNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 	}
 	freezeCallable(callable)
 
-	ctx := ThreadContext(thread)
+	ctx := star.Context(thread)
 	results := make([]starlark.Value, len(targets))
 	errs := make([]error, len(targets))
 	var wg sync.WaitGroup
@@ -148,8 +128,8 @@ func onNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 // run context, and is cancelled when that context ends.
 func callOn(ctx context.Context, parent *starlark.Thread, fn starlark.Callable, nv *NodeValue) (starlark.Value, error) {
 	child := &starlark.Thread{Name: parent.Name + "/" + nv.node.Name, Print: parent.Print, Load: parent.Load}
-	child.SetLocal(CtxLocal, ctx)
-	child.SetLocal(PoolLocal, nv.pool)
+	star.SetContext(child, ctx)
+	star.SetPool(child, nv.pool)
 	child.SetMaxExecutionSteps(onNodesSteps)
 	stop := context.AfterFunc(ctx, func() { child.Cancel(context.Cause(ctx).Error()) })
 	defer stop()
@@ -169,7 +149,7 @@ func freezeCallable(fn starlark.Callable) {
 
 // nodeList resolves on_nodes' nodes argument: None for all nodes, or a list
 // or tuple of node values and node names.
-func nodeList(p *Pool, v starlark.Value) ([]*NodeValue, error) {
+func nodeList(p *control.Pool, v starlark.Value) ([]*NodeValue, error) {
 	if v == nil || v == starlark.None {
 		var out []*NodeValue
 		for _, n := range p.Nodes() {

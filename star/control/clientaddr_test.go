@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"go.starlark.net/starlark"
+
+	"github.com/faultline/faultline/control"
 )
 
-// meshNet is a Network whose every link has its own address, like the
+// meshNet is a control.Network whose every link has its own address, like the
 // proxy mesh, so a test sees which link an address belongs to.
 type meshNet struct{}
 
@@ -24,18 +26,18 @@ func (meshNet) DialAddr(from, to, service string, port int) (string, error) {
 }
 
 func TestClientAddr(t *testing.T) {
-	nodes := []Node{{Name: "n1", Host: "10.0.0.1"}, {Name: "down", Host: "10.0.0.9"}}
-	hosts, err := NewPool(nodes, LocalDialer())
+	nodes := []control.Node{{Name: "n1", Host: "10.0.0.1"}, {Name: "down", Host: "10.0.0.9"}}
+	hosts, err := control.NewPool(nodes, control.LocalDialer())
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, err := NewPool(nodes, LocalDialer())
+	mesh, err := control.NewPool(nodes, control.LocalDialer())
 	if err != nil {
 		t.Fatal(err)
 	}
 	mesh.SetNetwork(meshNet{})
 	for _, tc := range []struct {
-		pool       *Pool
+		pool       *control.Pool
 		node, call string
 		want, err  string
 	}{

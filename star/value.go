@@ -1,7 +1,8 @@
-// Package starval converts between Starlark values and the generic Go values of
-// the history model (nil, bool, int64, float64, string, history.Keyword, []any,
-// map[string]any, history.Set), and parses durations given to builtins.
-package starval
+package star
+
+// Conversions between Starlark values and the generic Go values of the
+// history model (nil, bool, int64, float64, string, history.Keyword, []any,
+// map[string]any, history.Set), and the durations builtins are given.
 
 import (
 	"fmt"

@@ -9,7 +9,9 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
+
+	"github.com/faultline/faultline/control"
 )
 
 // httpGet is control.http_get(url, timeout="1s") -> struct(status, body,
@@ -19,7 +21,7 @@ import (
 // says why.
 func httpGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var url string
-	timeout := starval.Duration(time.Second)
+	timeout := star.Duration(time.Second)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "url", &url, "timeout?", &timeout); err != nil {
 		return nil, err
 	}
@@ -27,7 +29,7 @@ func httpGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return starlarkstruct.FromStringDict(starlarkstruct.Default, starlark.StringDict{
 			"status": starlark.MakeInt(status), "body": starlark.String(body), "error": starlark.String(err)})
 	}
-	ctx := ThreadContext(thread)
+	ctx := star.Context(thread)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
@@ -38,7 +40,7 @@ func httpGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return result(0, "", err.Error()), nil
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxOutput))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, control.MaxOutput))
 	if err != nil {
 		return result(0, "", err.Error()), nil
 	}
@@ -47,7 +49,7 @@ func httpGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 
 // sleep is control.sleep(duration): recipes wait between polls.
 func sleep(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var d starval.Duration
+	var d star.Duration
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "duration", &d); err != nil {
 		return nil, err
 	}
@@ -56,7 +58,7 @@ func sleep(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 	select {
 	case <-t.C:
 		return starlark.None, nil
-	case <-ThreadContext(thread).Done():
-		return nil, fmt.Errorf("%s: %w", b.Name(), ThreadContext(thread).Err())
+	case <-star.Context(thread).Done():
+		return nil, fmt.Errorf("%s: %w", b.Name(), star.Context(thread).Err())
 	}
 }

@@ -10,19 +10,21 @@ import (
 	"go.starlark.net/starlarkstruct"
 	"go.starlark.net/syntax"
 
-	"github.com/faultline/faultline/star/starval"
+	"github.com/faultline/faultline/star"
+
+	"github.com/faultline/faultline/control"
 )
 
 // NodeValue is a node as a Starlark value: attributes name, host and port,
-// and methods that act on the node through its pool's Remote. Node values
+// and methods that act on the node through its pool's control.Remote. control.Node values
 // compare and hash by name, so they work as dict keys.
 type NodeValue struct {
-	pool *Pool
-	node Node
+	pool *control.Pool
+	node control.Node
 }
 
 // NewNodeValue returns the value for the pool's node called name.
-func NewNodeValue(p *Pool, name string) (*NodeValue, error) {
+func NewNodeValue(p *control.Pool, name string) (*NodeValue, error) {
 	n, ok := p.Node(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown node %q", name)
@@ -93,7 +95,7 @@ func (n *NodeValue) Attr(name string) (starlark.Value, error) {
 		if n.node.Dir != "" {
 			return starlark.String(n.node.Dir), nil
 		}
-		return starlark.String(LocalDir), nil
+		return starlark.String(control.LocalDir), nil
 	}
 	m, ok := nodeMethods[name]
 	if !ok {
@@ -129,15 +131,15 @@ func (n *NodeValue) clientAddr(_ *starlark.Thread, b *starlark.Builtin, args sta
 	if port < 1 || port > 65535 {
 		return nil, fmt.Errorf("%s: port %d out of range", b.Name(), port)
 	}
-	a, err := n.pool.Network().DialAddr(ClientEndpoint, n.node.Name, service, port)
+	a, err := n.pool.Network().DialAddr(control.ClientEndpoint, n.node.Name, service, port)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
 	return starlark.String(a), nil
 }
 
-func (n *NodeValue) remote(thread *starlark.Thread) (Remote, error) {
-	return n.pool.Remote(ThreadContext(thread), n.node.Name)
+func (n *NodeValue) remote(thread *starlark.Thread) (control.Remote, error) {
+	return n.pool.Remote(star.Context(thread), n.node.Name)
 }
 
 // exec is exec(*argv, raw=, dir=, env=, sudo=False, timeout=, check=True,
@@ -156,7 +158,7 @@ func (n *NodeValue) run(thread *starlark.Thread, b *starlark.Builtin, args starl
 	var (
 		raw, dir, stdin string
 		env             *starlark.Dict
-		timeout         starval.Duration
+		timeout         star.Duration
 		check           = true
 	)
 	if err := starlark.UnpackArgs(b.Name(), nil, kwargs, "raw?", &raw, "dir?", &dir, "env?", &env,
@@ -175,9 +177,9 @@ func (n *NodeValue) run(thread *starlark.Thread, b *starlark.Builtin, args starl
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
-	c := Cmd{Argv: argv, Raw: raw, Dir: dir, Env: envMap, Sudo: sudo, Stdin: []byte(stdin), Timeout: time.Duration(timeout)}
-	res, err := r.Run(ThreadContext(thread), c)
-	var ee *ExitError
+	c := control.Cmd{Argv: argv, Raw: raw, Dir: dir, Env: envMap, Sudo: sudo, Stdin: []byte(stdin), Timeout: time.Duration(timeout)}
+	res, err := r.Run(star.Context(thread), c)
+	var ee *control.ExitError
 	if err != nil && (check || !errors.As(err, &ee)) {
 		return nil, fmt.Errorf("%s: %w", b.Name(), err)
 	}
@@ -193,7 +195,7 @@ func (n *NodeValue) upload(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "local", &local, "remote", &remote); err != nil {
 		return nil, err
 	}
-	return starlark.None, n.withRemote(thread, b, func(r Remote) error { return r.Upload(ThreadContext(thread), local, remote) })
+	return starlark.None, n.withRemote(thread, b, func(r control.Remote) error { return r.Upload(star.Context(thread), local, remote) })
 }
 
 func (n *NodeValue) download(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -201,7 +203,7 @@ func (n *NodeValue) download(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "remote", &remote, "local", &local); err != nil {
 		return nil, err
 	}
-	return starlark.None, n.withRemote(thread, b, func(r Remote) error { return r.Download(ThreadContext(thread), remote, local) })
+	return starlark.None, n.withRemote(thread, b, func(r control.Remote) error { return r.Download(star.Context(thread), remote, local) })
 }
 
 // startDaemon is start_daemon(argv, pidfile=, logfile=, chdir=, env=, sudo=False) -> pid.
@@ -225,8 +227,8 @@ func (n *NodeValue) startDaemon(thread *starlark.Thread, b *starlark.Builtin, ar
 		return nil, fmt.Errorf("%s: env: %w", b.Name(), err)
 	}
 	var pid int
-	err = n.withRemote(thread, b, func(r Remote) (err error) {
-		pid, err = StartDaemon(ThreadContext(thread), r, Daemon{Argv: argv, Pidfile: pidfile, Logfile: logfile, Chdir: chdir, Env: envMap, Sudo: sudo})
+	err = n.withRemote(thread, b, func(r control.Remote) (err error) {
+		pid, err = control.StartDaemon(star.Context(thread), r, control.Daemon{Argv: argv, Pidfile: pidfile, Logfile: logfile, Chdir: chdir, Env: envMap, Sudo: sudo})
 		return err
 	})
 	if err != nil {
@@ -237,15 +239,15 @@ func (n *NodeValue) startDaemon(thread *starlark.Thread, b *starlark.Builtin, ar
 
 // stopDaemon is stop_daemon(pidfile, signal="TERM", timeout="10s", sudo=False) -> bool.
 func (n *NodeValue) stopDaemon(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	s := Stop{Signal: "TERM"}
-	grace := starval.Duration(10 * time.Second)
+	s := control.Stop{Signal: "TERM"}
+	grace := star.Duration(10 * time.Second)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "pidfile", &s.Pidfile, "signal?", &s.Signal, "timeout?", &grace, "sudo?", &s.Sudo); err != nil {
 		return nil, err
 	}
 	s.Grace = time.Duration(grace)
 	var stopped bool
-	err := n.withRemote(thread, b, func(r Remote) (err error) {
-		stopped, err = StopDaemon(ThreadContext(thread), r, s)
+	err := n.withRemote(thread, b, func(r control.Remote) (err error) {
+		stopped, err = control.StopDaemon(star.Context(thread), r, s)
 		return err
 	})
 	if err != nil {
@@ -265,17 +267,17 @@ func (n *NodeValue) signal(thread *starlark.Thread, b *starlark.Builtin, args st
 		return nil, err
 	}
 	var count int
-	err := n.withRemote(thread, b, func(r Remote) (err error) {
-		ctx := ThreadContext(thread)
+	err := n.withRemote(thread, b, func(r control.Remote) (err error) {
+		ctx := star.Context(thread)
 		switch t := target.(type) {
 		case starlark.Int:
 			pid, ok := t.Int64()
 			if !ok || pid <= 0 || pid > 1<<31 {
 				return fmt.Errorf("bad pid %s", t)
 			}
-			count, err = SignalPID(ctx, r, int(pid), sig, sudo)
+			count, err = control.SignalPID(ctx, r, int(pid), sig, sudo)
 		case starlark.String:
-			count, err = SignalMatching(ctx, r, string(t), sig, sudo)
+			count, err = control.SignalMatching(ctx, r, string(t), sig, sudo)
 		default:
 			err = fmt.Errorf("want a pid or a command-line pattern, got %s", target.Type())
 		}
@@ -290,12 +292,12 @@ func (n *NodeValue) signal(thread *starlark.Thread, b *starlark.Builtin, args st
 // awaitPort is await_port(port, timeout="60s").
 func (n *NodeValue) awaitPort(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var port int
-	timeout := starval.Duration(time.Minute)
+	timeout := star.Duration(time.Minute)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "port", &port, "timeout?", &timeout); err != nil {
 		return nil, err
 	}
-	return starlark.None, n.withRemote(thread, b, func(r Remote) error {
-		return AwaitPort(ThreadContext(thread), r, port, time.Duration(timeout))
+	return starlark.None, n.withRemote(thread, b, func(r control.Remote) error {
+		return control.AwaitPort(star.Context(thread), r, port, time.Duration(timeout))
 	})
 }
 
@@ -306,8 +308,8 @@ func (n *NodeValue) exists(thread *starlark.Thread, b *starlark.Builtin, args st
 		return nil, err
 	}
 	var ok bool
-	err := n.withRemote(thread, b, func(r Remote) (err error) {
-		ok, err = Exists(ThreadContext(thread), r, path)
+	err := n.withRemote(thread, b, func(r control.Remote) (err error) {
+		ok, err = control.Exists(star.Context(thread), r, path)
 		return err
 	})
 	if err != nil {
@@ -316,8 +318,8 @@ func (n *NodeValue) exists(thread *starlark.Thread, b *starlark.Builtin, args st
 	return starlark.Bool(ok), nil
 }
 
-// withRemote runs fn with the node's Remote, prefixing errors with the method.
-func (n *NodeValue) withRemote(thread *starlark.Thread, b *starlark.Builtin, fn func(Remote) error) error {
+// withRemote runs fn with the node's control.Remote, prefixing errors with the method.
+func (n *NodeValue) withRemote(thread *starlark.Thread, b *starlark.Builtin, fn func(control.Remote) error) error {
 	r, err := n.remote(thread)
 	if err == nil {
 		err = fn(r)

@@ -15,28 +15,32 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/faultline/faultline/internal/integration"
+
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/internal/testdaemon"
+	"github.com/faultline/faultline/star"
 )
 
 // runScript executes src with the control module, pool and ctx bound the way
 // the interpreter binds them, and returns the globals.
-func runScript(ctx context.Context, t *testing.T, p *Pool, src string) (starlark.StringDict, error) {
+func runScript(ctx context.Context, t *testing.T, p *control.Pool, src string) (starlark.StringDict, error) {
 	t.Helper()
 	thread := &starlark.Thread{Name: "test", Print: func(_ *starlark.Thread, msg string) { t.Log(msg) }}
-	thread.SetLocal(CtxLocal, ctx)
+	star.SetContext(thread, ctx)
 	if p != nil {
-		thread.SetLocal(PoolLocal, p)
+		star.SetPool(thread, p)
 	}
 	predeclared := starlark.StringDict{"control": Module}
 	return starlark.ExecFileOptions(&syntax.FileOptions{TopLevelControl: true, While: true}, thread, "test.star", src, predeclared)
 }
 
-func localPool(t *testing.T, names ...string) *Pool {
+func localPool(t *testing.T, names ...string) *control.Pool {
 	t.Helper()
-	var nodes []Node
+	var nodes []control.Node
 	for _, n := range names {
-		nodes = append(nodes, Node{Name: n, Host: "127.0.0.1"})
+		nodes = append(nodes, control.Node{Name: n, Host: "127.0.0.1"})
 	}
-	p, err := NewPool(nodes, LocalDialer())
+	p, err := control.NewPool(nodes, control.LocalDialer())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +54,8 @@ func TestStarlarkNodeMethods(t *testing.T) {
 	if err := os.WriteFile(src, []byte("payload"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
-	argv := daemonArgv(t, "starlark-daemon")
+	port := testdaemon.FreePort(t)
+	argv := testdaemon.Argv(t, "starlark-daemon")
 	script := `
 n = control.node("n1")
 info = (n.name, n.host, n.port, str(n), type(n))
@@ -66,7 +70,7 @@ n.upload(DIR + "/src.txt", DIR + "/up.txt")
 n.download(DIR + "/up.txt", DIR + "/down.txt")
 copied = n.exec("cat", DIR + "/down.txt").stdout
 ex = (n.exists(DIR + "/up.txt"), n.exists(DIR + "/nope"))
-pid = n.start_daemon(ARGV, pidfile = DIR + "/d.pid", logfile = DIR + "/d.log", chdir = DIR, env = {"` + envListen + `": PORT})
+pid = n.start_daemon(ARGV, pidfile = DIR + "/d.pid", logfile = DIR + "/d.log", chdir = DIR, env = {"` + testdaemon.EnvListen + `": PORT})
 n.await_port(int(PORT), timeout = "20s")
 signalled = (n.signal(pid, "CONT"), n.signal("starlark-daemon", sig = "CONT"))
 stopped = n.stop_daemon(DIR + "/d.pid")
@@ -100,7 +104,7 @@ names = [x.name for x in control.nodes()]
 			t.Errorf("%s = %s, want %s", k, got, v)
 		}
 	}
-	if pid, _ := starlark.AsInt32(g["pid"]); pid <= 0 || pidAlive(pid) {
+	if pid, _ := starlark.AsInt32(g["pid"]); pid <= 0 || testdaemon.Alive(pid) {
 		t.Errorf("daemon pid %v: want a positive pid that is no longer running", g["pid"])
 	}
 }
@@ -200,7 +204,7 @@ def meet(n):
     return True
 res = control.on_nodes(meet)
 `
-	script = strings.NewReplacer("DIR_RAW", Quote(dir), "DIR", starlark.String(dir).String()).Replace(script)
+	script = strings.NewReplacer("DIR_RAW", control.Quote(dir), "DIR", starlark.String(dir).String()).Replace(script)
 	if _, err := runScript(context.Background(), t, p, script); err != nil {
 		t.Fatal(err)
 	}
@@ -227,9 +231,9 @@ control.on_nodes(f)
 	if strings.Contains(msg, "node n2") {
 		t.Errorf("error %q names the node that succeeded", msg)
 	}
-	var ee *ExitError
+	var ee *control.ExitError
 	if !errors.As(err, &ee) {
-		t.Errorf("the *ExitError is not reachable through the Starlark error: %v", err)
+		t.Errorf("the *control.ExitError is not reachable through the Starlark error: %v", err)
 	}
 }
 
@@ -252,12 +256,12 @@ func TestStarlarkCancel(t *testing.T) {
 	p := localPool(t, "n1", "n2")
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
-	ctx := ctxWithCancelOnFile(t, started)
+	ctx := testdaemon.CancelOnFile(t, started)
 	var err error
-	within(t, 30*time.Second, "on_nodes after cancel", func() {
-		_, err = runScript(ctx, t, p, `control.on_nodes(lambda n: n.exec(raw = "touch `+Quote(started)+`; sleep 60"))`)
+	testdaemon.Within(t, 30*time.Second, "on_nodes after cancel", func() {
+		_, err = runScript(ctx, t, p, `control.on_nodes(lambda n: n.exec(raw = "touch `+control.Quote(started)+`; sleep 60"))`)
 	})
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrIndeterminate) {
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, control.ErrIndeterminate) {
 		t.Fatalf("err = %v, want cancelled and indeterminate", err)
 	}
 }
@@ -266,7 +270,7 @@ func TestStarlarkCancel(t *testing.T) {
 // produces is what a plan preview shows.
 func TestDryRunGolden(t *testing.T) {
 	var log bytes.Buffer
-	p, err := NewPool([]Node{{Name: "n1", Host: "10.77.0.1"}, {Name: "n2", Host: "10.77.0.2"}}, DryRunDialer(&log))
+	p, err := control.NewPool([]control.Node{{Name: "n1", Host: "10.77.0.1"}, {Name: "n2", Host: "10.77.0.2"}}, control.DryRunDialer(&log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,11 +309,11 @@ result = (pid, n.exists("/x"))
 }
 
 func TestDryRunRemote(t *testing.T) {
-	d := DryRun("n1", nil)
-	if _, err := d.Run(context.Background(), Cmd{Argv: []string{"a\x00"}}); err == nil {
+	d := control.DryRun("n1", nil)
+	if _, err := d.Run(context.Background(), control.Cmd{Argv: []string{"a\x00"}}); err == nil {
 		t.Error("a NUL byte passed the dry run")
 	}
-	if _, err := d.Run(context.Background(), Cmd{Argv: []string{"echo", "hi there"}, Sudo: true}); err != nil {
+	if _, err := d.Run(context.Background(), control.Cmd{Argv: []string{"echo", "hi there"}, Sudo: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := d.Commands(); len(got) != 1 || got[0] != "$ sudo -n -- echo 'hi there'" {
@@ -317,19 +321,19 @@ func TestDryRunRemote(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := d.Run(ctx, Cmd{Argv: []string{"x"}}); !errors.Is(err, context.Canceled) {
+	if _, err := d.Run(ctx, control.Cmd{Argv: []string{"x"}}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled dry run: %v", err)
 	}
 }
 
 func TestPool(t *testing.T) {
 	dials := 0
-	p, err := NewPool([]Node{{Name: "a", Host: "h"}}, func(_ context.Context, n Node) (Remote, error) {
+	p, err := control.NewPool([]control.Node{{Name: "a", Host: "h"}}, func(_ context.Context, n control.Node) (control.Remote, error) {
 		dials++
 		if dials == 1 {
 			return nil, errors.New("unreachable")
 		}
-		return DryRun(n.Name, nil), nil
+		return control.DryRun(n.Name, nil), nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -351,22 +355,22 @@ func TestPool(t *testing.T) {
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Remote(ctx, "a"); !errors.Is(err, ErrClosed) {
+	if _, err := p.Remote(ctx, "a"); !errors.Is(err, control.ErrClosed) {
 		t.Errorf("Remote after Close: %v", err)
 	}
-	if _, err := NewPool([]Node{{Name: "a"}, {Name: "a"}}, LocalDialer()); err == nil {
+	if _, err := control.NewPool([]control.Node{{Name: "a"}, {Name: "a"}}, control.LocalDialer()); err == nil {
 		t.Error("duplicate names accepted")
 	}
 }
 
 func TestSignalName(t *testing.T) {
 	for in, want := range map[string]string{"": "TERM", "TERM": "TERM", "sigkill": "KILL", "SIGSTOP": "STOP", "9": "KILL", "cont": "CONT"} {
-		if got, err := SignalName(in); got != want || err != nil {
+		if got, err := control.SignalName(in); got != want || err != nil {
 			t.Errorf("SignalName(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, in := range []string{"NOPE", "0", "999", "-1", "KILL; rm", "$(x)"} {
-		if got, err := SignalName(in); err == nil {
+		if got, err := control.SignalName(in); err == nil {
 			t.Errorf("SignalName(%q) = %q, want an error", in, got)
 		}
 	}

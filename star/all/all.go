@@ -1,0 +1,10 @@
+// Package all links every Starlark module adapter into the binary; each
+// registers itself with package star when linked. Adding a module is one
+// import here.
+package all
+
+import (
+	_ "github.com/faultline/faultline/star/control"
+	_ "github.com/faultline/faultline/star/httpmod"
+	_ "github.com/faultline/faultline/star/netmod"
+)
