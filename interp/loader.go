@@ -10,16 +10,10 @@ import (
 	"strings"
 
 	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
+	"github.com/faultline/faultline/star/dialect"
 	"github.com/faultline/faultline/stdlib"
 )
-
-// fileOptions is the Starlark dialect of faultline scripts: while loops,
-// recursion, sets and top-level control flow are allowed (the step budget
-// bounds runaway scripts); global reassignment stays off so modules stay
-// declarative.
-var fileOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, Recursion: true}
 
 // module is one loaded file; globals is nil while it is still executing,
 // which is how cycles are detected.
@@ -173,7 +167,7 @@ func (l *loader) exec(thread *starlark.Thread, id string) (starlark.StringDict, 
 	}
 	l.stack = append(l.stack, name)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
-	g, err := starlark.ExecFileOptions(fileOptions, thread, name, src, l.predeclared)
+	g, err := starlark.ExecFileOptions(dialect.Options, thread, name, src, l.predeclared)
 	if err != nil {
 		m.err = err
 		return nil, err

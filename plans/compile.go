@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"go.starlark.net/syntax"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/faultline/faultline/star/dialect"
 
 	"github.com/faultline/faultline/verdict"
 )
@@ -84,13 +85,10 @@ func Compile(p *Plan, o CompileOptions) ([]CompiledScenario, []Diagnostic) {
 	return out, c.diags
 }
 
-// parseOptions are the interpreter's dialect, so what parses here loads.
-var parseOptions = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, Recursion: true}
-
 // mustParse makes a compiled file that is not valid Starlark an error of
 // its scenario: compile never writes a file that cannot load and says ok.
 func (c *compiler) mustParse(cs CompiledScenario) {
-	if _, err := parseOptions.Parse(cs.File, cs.Source, 0); err != nil {
+	if err := dialect.Check(cs.File, cs.Source); err != nil {
 		line := 0
 		if s := c.p.Scenario(strings.SplitN(cs.ID, "/", 2)[0]); s != nil {
 			line = s.Pos.Line

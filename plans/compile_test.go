@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.starlark.net/syntax"
+
+	"github.com/faultline/faultline/star/dialect"
 )
 
 // compileFile loads a testdata plan and compiles it with its source, as the
@@ -428,7 +430,7 @@ func FuzzCompile(f *testing.F) {
 		p, _ := Parse("fuzz.md", []byte(src))
 		cs, ds := Compile(p, CompileOptions{Source: []byte(src)})
 		for _, c := range cs {
-			if _, err := parseOptions.Parse(c.File, c.Source, 0); err != nil && !unparsableReported(ds, c.ID) {
+			if _, err := dialect.Options.Parse(c.File, c.Source, 0); err != nil && !unparsableReported(ds, c.ID) {
 				// The author's own Starlark may be anything, but compile
 				// must then say so: it never writes a file that cannot load.
 				t.Fatalf("%s does not parse and compile said nothing: %v\n%s", c.File, err, c.Source)
@@ -535,7 +537,7 @@ func TestCompileHostileText(t *testing.T) {
 			t.Fatalf("%q: compiled %d scenarios", name, len(cs))
 		}
 		c := cs[0]
-		if _, err := parseOptions.Parse(c.File, c.Source, 0); err != nil {
+		if _, err := dialect.Options.Parse(c.File, c.Source, 0); err != nil {
 			t.Fatalf("%q: does not parse: %v\n%s", name, err, c.Source)
 		}
 		for i, line := range strings.Split(c.Source, "\n") {

@@ -7,6 +7,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/faultline/faultline/internal/hostile"
+	"github.com/faultline/faultline/star/dialect"
 )
 
 // TestHostileCorpusInPlans feeds every input of the hostile corpus through
@@ -16,7 +17,7 @@ import (
 // no plan text becomes a call in the compiled Starlark.
 func TestHostileCorpusInPlans(t *testing.T) {
 	// The check itself finds an injected call.
-	if f, err := parseOptions.Parse("x.star", "x = \"a\"\nfail(\"pwned\")\n", 0); err != nil || injectedCall(f) == "" {
+	if f, err := dialect.Options.Parse("x.star", "x = \"a\"\nfail(\"pwned\")\n", 0); err != nil || injectedCall(f) == "" {
 		t.Fatalf("injectedCall misses fail(\"pwned\") (%v)", err)
 	}
 	marker := hostile.Marker(t)
@@ -37,7 +38,7 @@ func TestHostileCorpusInPlans(t *testing.T) {
 				Lint(p)
 				cs, ds := Compile(p, CompileOptions{Source: []byte(c.src)})
 				for _, sc := range cs {
-					f, err := parseOptions.Parse(sc.File, sc.Source, 0)
+					f, err := dialect.Options.Parse(sc.File, sc.Source, 0)
 					if err != nil {
 						if !unparsableReported(ds, sc.ID) {
 							t.Errorf("%s: %s does not parse and compile did not say so: %v", where, sc.File, err)
