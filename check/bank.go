@@ -8,8 +8,18 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star"
 )
+
+func init() {
+	Register(Spec{
+		Name:            "bank",
+		Models:          []string{"bank"},
+		New:             func(o Options) (Checker, error) { return Bank(o.Bank), nil },
+		Plan:            []string{"bank"},
+		ModelsUnderTest: []string{"ledger"},
+		Mutants:         []string{"bank"},
+	})
+}
 
 // BankOptions configures Bank.
 type BankOptions struct {
@@ -41,8 +51,8 @@ func (c bank) String() string {
 		args = append(args, fmt.Sprintf("total=%d", c.o.Total))
 	}
 	if c.o.Accounts != nil {
-		if v, err := star.FromGo(c.o.Accounts); err == nil {
-			args = append(args, "accounts="+v.String())
+		if v, ok := scriptLiteral(c.o.Accounts); ok {
+			args = append(args, "accounts="+v)
 		}
 	}
 	if c.o.AllowNegative {

@@ -10,6 +10,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "boundary",
+		NoModel: "faultline check has no flags for how keys name their tenant (tenant=, sep=, reads=)",
+		Plan:    []string{"boundary"},
+		Mutants: []string{"boundary"},
+	})
+}
+
 // BoundaryOptions configures Boundary.
 type BoundaryOptions struct {
 	// Tenant is the op field (Op.Extra on the invocation or the completion)

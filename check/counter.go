@@ -8,6 +8,17 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:            "counter",
+		Models:          []string{"counter"},
+		New:             plain(Counter),
+		Plan:            []string{"counter"},
+		ModelsUnderTest: []string{"counter"},
+		Mutants:         []string{"counter"},
+	})
+}
+
 // Counter returns Jepsen's counter checker, widened to allow decrements. Ops:
 // :add with an integer delta, :read whose ok value is the counter (initially
 // 0). Each ok read must lie between the lowest and highest value the counter

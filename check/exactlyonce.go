@@ -11,6 +11,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "exactly-once",
+		NoModel: "it needs the business key (key=), which faultline check has no flag for",
+		Plan:    []string{"exactly-once"},
+		Mutants: []string{"exactly-once"},
+	})
+}
+
 // ExactlyOnceOptions configures ExactlyOnce.
 type ExactlyOnceOptions struct {
 	Key    string   // the business idempotency key's field name (required)

@@ -11,6 +11,16 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "fairness",
+		NoModel: "it needs a bound (max_p99_ratio=, min_throughput=, ...), which faultline check has no flags for",
+		Plan:    []string{"fairness"},
+		Oracle:  "per-group",
+		Mutants: []string{"fairness"},
+	})
+}
+
 // FairnessOptions configures Fairness. A zero bound is not checked; at least
 // one must be set.
 type FairnessOptions struct {

@@ -9,6 +9,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "final-state",
+		NoModel: "its predicate is a Starlark function",
+		Plan:    []string{"final-state-invariant"},
+		Oracle:  "final-state",
+	})
+}
+
 // Predicate judges a final state: ok, and why not when it is not. An error
 // means it could not decide.
 type Predicate func(state any) (ok bool, why string, err error)

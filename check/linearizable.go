@@ -10,8 +10,21 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star"
 )
+
+func init() {
+	Register(Spec{
+		Name:   "linearizable",
+		Models: Models(),
+		New: func(o Options) (Checker, error) {
+			return Linearizable(LinearizableOptions{Model: o.Model, Init: o.Init})
+		},
+		Plan:            []string{"linearizable"},
+		Oracle:          "history",
+		ModelsUnderTest: []string{"register", "map"},
+		Mutants:         []string{"register"},
+	})
+}
 
 // VisualizationFile is the name of the HTML page a failing or undecided
 // linearizability check writes into Env.OutDir.
@@ -79,8 +92,8 @@ func (c *linearizable) Name() string { return "linearizable" }
 // String describes the checker as it would be written in a scenario.
 func (c *linearizable) String() string {
 	init := formatValue(c.init)
-	if v, err := star.FromGo(c.init); err == nil {
-		init = v.String()
+	if v, ok := scriptLiteral(c.init); ok {
+		init = v
 	}
 	return fmt.Sprintf("check.linearizable(model=%q, init=%s)", c.s.name, init)
 }

@@ -12,6 +12,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "mutual-exclusion",
+		NoModel: "faultline check has no flags for the lock's functions and lease (acquire=, release=, lease=)",
+		Plan:    []string{"mutual-exclusion"},
+		Mutants: []string{"mutual-exclusion"},
+	})
+}
+
 // MutexOptions configures MutualExclusion.
 type MutexOptions struct {
 	Acquire []string      // functions that take the lock; default acquire, lock

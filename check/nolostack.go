@@ -9,6 +9,16 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "no-lost-ack",
+		NoModel: "faultline check has no flags for the writes it judges and the final read (writes=, final=)",
+		Plan:    []string{"no-lost-ack"},
+		Oracle:  "no-lost-ack",
+		Mutants: []string{"no-lost-ack"},
+	})
+}
+
 // NoLostAckOptions configures NoLostAck.
 type NoLostAckOptions struct {
 	Writes []string // the functions whose ok completions are acknowledgements; default DefaultWrites

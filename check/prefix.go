@@ -10,6 +10,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "prefix-order",
+		NoModel: "faultline check has no flags for the producing and viewing functions (produce=, views=)",
+		Plan:    []string{"prefix-order"},
+		Mutants: []string{"prefix-order"},
+	})
+}
+
 // PrefixOrderOptions configures PrefixOrder.
 type PrefixOrderOptions struct {
 	Produce []string // functions that add one value to the log; default append, enqueue, produce, send, publish, add

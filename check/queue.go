@@ -9,6 +9,23 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:            "queue",
+		Models:          []string{"queue"},
+		New:             plain(Queue),
+		ModelsUnderTest: []string{"queue"},
+		Mutants:         []string{"queue"},
+	})
+	Register(Spec{
+		Name:            "total-queue",
+		Models:          []string{"total-queue"},
+		New:             plain(TotalQueue),
+		ModelsUnderTest: []string{"queue"},
+		Mutants:         []string{"queue", "total-queue"},
+	})
+}
+
 // Queue ops, as in Jepsen: :enqueue with the element as value; :dequeue whose
 // ok value is the element taken (nil: the queue was empty); :drain whose ok
 // value is the list of every element taken until the queue was empty.

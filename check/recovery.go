@@ -10,6 +10,16 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "recovery",
+		NoModel: "it needs a bound (within=), which faultline check has no flag for",
+		Plan:    []string{"bounded-recovery"},
+		Oracle:  "history",
+		Mutants: []string{"recovery"},
+	})
+}
+
 // RecoveryOptions configures Recovery.
 type RecoveryOptions struct {
 	// Within is the bound on each gap; it must be positive.

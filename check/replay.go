@@ -9,6 +9,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "replay-equivalence",
+		NoModel: "faultline check has no flags for the replay and the final read (replay=, final=)",
+		Plan:    []string{"replay-equivalence"},
+		Mutants: []string{"replay-equivalence"},
+	})
+}
+
 // ReplayOptions configures ReplayEquivalence.
 type ReplayOptions struct {
 	Replay string // the function whose ok value is the state rebuilt by replaying from a snapshot; default "replay"

@@ -9,6 +9,16 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "replicas",
+		NoModel: "faultline check has no flag for the final read of each replica (final=)",
+		Plan:    []string{"replica-reconciliation"},
+		Oracle:  "replica-reconciliation",
+		Mutants: []string{"replicas"},
+	})
+}
+
 // ReplicasOptions configures Replicas.
 type ReplicasOptions struct {
 	Final string // the function of each replica's dump; default "dump"

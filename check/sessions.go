@@ -9,6 +9,25 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:            "monotonic-reads",
+		NoModel:         "faultline check has no flags for the session and version fields (session=, version=)",
+		Plan:            []string{"monotonic-reads"},
+		Oracle:          "history",
+		ModelsUnderTest: []string{"session"},
+		Mutants:         []string{"monotonic-reads"},
+	})
+	Register(Spec{
+		Name:            "read-your-writes",
+		NoModel:         "faultline check has no flag for the session field (session=)",
+		Plan:            []string{"session-consistency"},
+		Oracle:          "history",
+		ModelsUnderTest: []string{"session"},
+		Mutants:         []string{"read-your-writes"},
+	})
+}
+
 // SessionOptions configures MonotonicReads and ReadYourWrites.
 type SessionOptions struct {
 	// Session names the Op.Extra field that identifies a session; "" means the

@@ -8,6 +8,10 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{Name: "set", Models: []string{"set"}, New: plain(Set), Plan: []string{"set"}, Mutants: []string{"set"}})
+}
+
 // Set returns Jepsen's set checker. Ops: :add with the element as value, and
 // :read whose ok value is the whole set (vector, list or set). The last ok read
 // is the final read; every acknowledged add that completed before it began

@@ -9,6 +9,15 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "set-full",
+		Models:  []string{"set-full"},
+		New:     plain(func() Checker { return SetFull(SetFullOptions{}) }),
+		Mutants: []string{"set"},
+	})
+}
+
 // SetFullOptions configures SetFull.
 type SetFullOptions struct {
 	// Linearizable makes stale reads invalid: a read that began after an element

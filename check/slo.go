@@ -11,6 +11,16 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:    "slo",
+		NoModel: "it needs a bound (p99=, error_rate=, ...), which faultline check has no flags for",
+		Plan:    []string{"slo"},
+		Oracle:  "metric-slo",
+		Mutants: []string{"slo"},
+	})
+}
+
 // SLOOptions configures SLO. A zero bound is not checked; at least one bound
 // must be set.
 type SLOOptions struct {

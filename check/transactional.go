@@ -12,6 +12,22 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{
+		Name:   "transactional",
+		Models: TransactionalWorkloads,
+		New: func(o Options) (Checker, error) {
+			t := o.Transactional
+			t.Workload, t.Init, t.HasInit = o.Model, o.Init, o.HasInit
+			return Transactional(t)
+		},
+		Plan:            []string{"strict-serializable", "serializable", "snapshot-isolation", "repeatable-read", "read-committed", "elle"},
+		Oracle:          "history",
+		ModelsUnderTest: []string{"map", "session"},
+		Mutants:         []string{"list-append", "rw-register"},
+	})
+}
+
 // TransactionalOptions configures Transactional.
 type TransactionalOptions struct {
 	Workload          string   // "list-append" or "rw-register"

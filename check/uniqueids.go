@@ -9,6 +9,10 @@ import (
 	"github.com/faultline/faultline/history"
 )
 
+func init() {
+	Register(Spec{Name: "unique-ids", Models: []string{"unique-ids"}, New: plain(UniqueIDs), Mutants: []string{"unique-ids"}})
+}
+
 // UniqueIDs returns Jepsen's unique-ids checker. Ops: :generate, whose ok
 // value is the id handed out. No id may be acknowledged twice. It reports how
 // many generates were attempted and acknowledged, the duplicates, and the

@@ -5,15 +5,20 @@ package client
 
 import (
 	"context"
+	"io"
 
-	"go.starlark.net/starlark"
-
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
 )
 
-// Client is a Starlark value describing how to reach the system under test.
+// Client describes how to reach the system under test. It is plain Go: a
+// scenario script declares one through the star/client adapter, and a Go
+// program may build one directly (see the Example).
 type Client interface {
-	starlark.Value
+	// String is the client as a scenario declares it, such as
+	// client.register(); it names the client in messages and recorded
+	// scripts, so it must not hold secrets.
+	String() string
 	// Start prepares one run. For in-process clients this creates a fresh
 	// system; seed makes any randomness in it reproducible.
 	Start(seed uint64) (Session, error)
@@ -38,12 +43,6 @@ type Worker interface {
 	Close() error
 }
 
-// FromStarlark returns the Client behind a Starlark value.
-func FromStarlark(v starlark.Value) (Client, bool) {
-	c, ok := v.(Client)
-	return c, ok
-}
-
 // complete returns op turned into a completion of type t carrying value.
 func complete(op history.Op, t history.Type, value any) history.Op {
 	op.Type = t
@@ -64,4 +63,21 @@ func failWith(op history.Op, err string) history.Op {
 // with an effect the history does not show.
 type RetryReporter interface {
 	Retries() (hidden bool, how string)
+}
+
+// PoolStarter is implemented by clients whose per-run code needs the run's
+// nodes themselves (a client written in Starlark passes node values to its
+// open, setup and teardown). A run with nodes calls StartPool instead of
+// Start; ctx is the run's, and out is where the client's output goes (nil =
+// stderr).
+type PoolStarter interface {
+	StartPool(ctx context.Context, seed uint64, pool *control.Pool, out io.Writer) (Session, error)
+}
+
+// Ender is implemented by sessions with work to do at the end of the run
+// while the system under test still runs (a Starlark client's teardown).
+// The run calls End before the db's teardown; Close still calls it if the
+// run did not get that far.
+type Ender interface {
+	End() error
 }

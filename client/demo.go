@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"go.starlark.net/starlark"
-
 	"github.com/faultline/faultline/history"
 )
 
@@ -53,25 +51,13 @@ var (
 	_ ServiceStarter = (*DemoKV)(nil)
 )
 
-// String implements starlark.Value.
+// String implements Client: the client as a scenario declares it.
 func (d *DemoKV) String() string {
 	if d.Port != 0 && d.Port != DemoKVPort {
 		return fmt.Sprintf("client.demo_kv(timeout=%q, port=%d)", d.Timeout, d.Port)
 	}
 	return fmt.Sprintf("client.demo_kv(timeout=%q)", d.Timeout)
 }
-
-// Type implements starlark.Value.
-func (d *DemoKV) Type() string { return "client" }
-
-// Freeze implements starlark.Value; the value is immutable.
-func (d *DemoKV) Freeze() {}
-
-// Truth implements starlark.Value.
-func (d *DemoKV) Truth() starlark.Bool { return true }
-
-// Hash implements starlark.Value.
-func (d *DemoKV) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: client") }
 
 // Simulated implements Client: the store runs in real time as processes.
 func (d *DemoKV) Simulated() bool { return false }

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"go.starlark.net/starlark"
-
 	"github.com/faultline/faultline/history"
 )
 
@@ -50,22 +48,10 @@ var (
 // etcdClientPort is the port the bound node's gateway listens on.
 const etcdClientPort = "2379"
 
-// String implements starlark.Value.
+// String implements Client: the client as a scenario declares it.
 func (e *Etcd) String() string {
 	return fmt.Sprintf("client.etcd(endpoints=%q, timeout=%q, serializable=%t)", e.Endpoints, e.Timeout, e.Serializable)
 }
-
-// Type implements starlark.Value.
-func (e *Etcd) Type() string { return "client" }
-
-// Freeze implements starlark.Value; the value is immutable.
-func (e *Etcd) Freeze() {}
-
-// Truth implements starlark.Value.
-func (e *Etcd) Truth() starlark.Bool { return true }
-
-// Hash implements starlark.Value.
-func (e *Etcd) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: client") }
 
 // Simulated implements Client: etcd runs in real time on real nodes.
 func (e *Etcd) Simulated() bool { return false }

@@ -2,9 +2,6 @@ package client
 
 import (
 	"context"
-	"fmt"
-
-	"go.starlark.net/starlark"
 
 	"github.com/faultline/faultline/history"
 )
@@ -15,11 +12,8 @@ type Noop struct{}
 
 var _ Client = Noop{}
 
-func (Noop) String() string        { return "client.noop()" }
-func (Noop) Type() string          { return "client" }
-func (Noop) Freeze()               {}
-func (Noop) Truth() starlark.Bool  { return true }
-func (Noop) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: client") }
+// String implements Client: the client as a scenario declares it.
+func (Noop) String() string { return "client.noop()" }
 
 // Simulated implements Client.
 func (Noop) Simulated() bool { return true }

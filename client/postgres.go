@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"go.starlark.net/starlark"
 
 	"github.com/faultline/faultline/history"
 )
@@ -73,26 +72,14 @@ func (p *Postgres) Validate() error {
 	return nil
 }
 
-// String implements starlark.Value; the DSN is left out since it may hold a
-// password.
+// String implements Client: the client as a scenario declares it, without
+// the DSN, which may hold a password.
 func (p *Postgres) String() string {
 	if p.Workload == "bank" {
 		return fmt.Sprintf("client.postgres(isolation=%q, workload=%q, accounts=%d, total=%d)", p.Isolation, p.Workload, p.Accounts, p.Total)
 	}
 	return fmt.Sprintf("client.postgres(isolation=%q, workload=%q)", p.Isolation, p.Workload)
 }
-
-// Type implements starlark.Value.
-func (p *Postgres) Type() string { return "client" }
-
-// Freeze implements starlark.Value; the value is immutable.
-func (p *Postgres) Freeze() {}
-
-// Truth implements starlark.Value.
-func (p *Postgres) Truth() starlark.Bool { return true }
-
-// Hash implements starlark.Value.
-func (p *Postgres) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: client") }
 
 // Simulated implements Client: a real database runs in real time.
 func (p *Postgres) Simulated() bool { return false }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
 	"github.com/faultline/faultline/history"
 )
@@ -142,45 +140,6 @@ func TestParseTransfer(t *testing.T) {
 				t.Fatalf("got %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
-	}
-}
-
-func TestNewPostgres(t *testing.T) {
-	tests := []struct {
-		src     string
-		want    string // String() of the client, or the error substring
-		wantErr bool
-	}{
-		{`client.postgres(dsn = "postgres://u@127.0.0.1:5432/db")`,
-			`client.postgres(isolation="serializable", workload="list-append")`, false},
-		{`client.postgres("postgres://u:secret@127.0.0.1/db", isolation = "read-committed", workload = "bank", accounts = 3, total = 30)`,
-			`client.postgres(isolation="read-committed", workload="bank", accounts=3, total=30)`, false},
-		{`client.postgres(dsn = "postgres://127.0.0.1/db", isolation = "snapshot")`, `unknown isolation "snapshot"`, true},
-		{`client.postgres(dsn = "postgres://127.0.0.1/db", workload = "queue")`, `unknown workload "queue"`, true},
-		{`client.postgres(dsn = "postgres://127.0.0.1/db", workload = "bank", accounts = 1)`, "at least 2 accounts", true},
-		{`client.postgres(dsn = "postgres://127.0.0.1/db", workload = "bank", total = -1)`, "must not be negative", true},
-		{`client.postgres(dsn = "")`, "dsn is required", true},
-		{`client.postgres(dsn = "postgres://127.0.0.1:notaport/db")`, "dsn", true},
-	}
-	for _, tt := range tests {
-		v, err := starlark.EvalOptions(&syntax.FileOptions{}, &starlark.Thread{}, "test", tt.src, starlark.StringDict{"client": Module})
-		if tt.wantErr {
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("%s: err = %v, want one containing %q", tt.src, err, tt.want)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", tt.src, err)
-			continue
-		}
-		c, ok := FromStarlark(v)
-		if !ok || c.Simulated() || v.String() != tt.want {
-			t.Errorf("%s = %v (simulated %v), want %s", tt.src, v, ok && c.Simulated(), tt.want)
-		}
-		if strings.Contains(v.String(), "secret") {
-			t.Errorf("%s: the client's string form leaks the password: %s", tt.src, v)
-		}
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"go.starlark.net/starlark"
-
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
 )
@@ -24,25 +22,13 @@ type Register struct {
 
 var _ Client = (*Register)(nil)
 
-// String implements starlark.Value.
+// String implements Client: the client as a scenario declares it.
 func (r *Register) String() string {
 	if r.StaleReads > 0 {
 		return fmt.Sprintf("client.register(stale_reads=%g)", r.StaleReads)
 	}
 	return "client.register()"
 }
-
-// Type implements starlark.Value.
-func (r *Register) Type() string { return "client" }
-
-// Freeze implements starlark.Value; the value is immutable.
-func (r *Register) Freeze() {}
-
-// Truth implements starlark.Value.
-func (r *Register) Truth() starlark.Bool { return true }
-
-// Hash implements starlark.Value.
-func (r *Register) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable: client") }
 
 // Simulated implements Client: the register lives in this process.
 func (r *Register) Simulated() bool { return true }

@@ -2,11 +2,7 @@ package client
 
 import (
 	"context"
-	"strings"
 	"testing"
-
-	"go.starlark.net/starlark"
-	"go.starlark.net/syntax"
 
 	"github.com/faultline/faultline/history"
 )
@@ -75,42 +71,6 @@ func TestStaleReadsAreDeterministicAndStale(t *testing.T) {
 	for i := range a {
 		if !history.Equal(a[i], b[i]) {
 			t.Fatalf("read %d differs between runs with the same seed: %v vs %v", i, a[i], b[i])
-		}
-	}
-}
-
-func TestModule(t *testing.T) {
-	cases := []struct {
-		src     string
-		wantErr string
-		want    string
-	}{
-		{"c = client.register()", "", "client.register()"},
-		{"c = client.register(stale_reads = 0.25)", "", "client.register(stale_reads=0.25)"},
-		{"c = client.register(stale_reads = 2)", "between 0 and 1", ""},
-		{"c = client.noop()", "", "client.noop()"},
-		{"c = client.demo_kv()", "", `client.demo_kv(timeout="1s")`},
-		{`c = client.demo_kv(timeout = "250ms")`, "", `client.demo_kv(timeout="250ms")`},
-		{"c = client.demo_kv(timeout = 2)", "", `client.demo_kv(timeout="2s")`},
-		{"c = client.demo_kv(timeout = 0)", "positive", ""},
-		{"c = client.demo_kv(port = 9000)", "", `client.demo_kv(timeout="1s", port=9000)`},
-		{"c = client.demo_kv(port = 0)", "out of range", ""},
-		{"c = client.demo_kv(endpoints = [])", "unexpected keyword", ""},
-	}
-	for _, c := range cases {
-		globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{}, "t.star", c.src,
-			starlark.StringDict{"client": Module})
-		if c.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("%s: err = %v, want %q", c.src, err, c.wantErr)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", c.src, err)
-		}
-		if got := globals["c"].String(); got != c.want {
-			t.Errorf("%s = %s, want %s", c.src, got, c.want)
 		}
 	}
 }

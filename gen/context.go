@@ -5,8 +5,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	"go.starlark.net/starlark"
-
 	"github.com/faultline/faultline/history"
 )
 
@@ -25,9 +23,9 @@ type Context struct {
 	Time int64
 	// Rand is the run's generator stream (seed.New(root, "generator")).
 	Rand *rand.Rand
-	// Starlark is the loop's thread for calling Starlark callables; nil when
-	// the generator uses none.
-	Starlark *starlark.Thread
+	// Env is the run's Config.Env, which callback generators call back
+	// into; nil when the run has none.
+	Env Env
 
 	n       int      // client threads
 	slots   int      // n, plus one if there is a nemesis

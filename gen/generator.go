@@ -6,7 +6,9 @@
 // completion it returns the generator that knows about it. Nothing is mutated,
 // so the interpreter can ask, look at the answer (an op due in the future, say)
 // and ask again later. Combinators (Limit, Mix, Stagger, Phases, ...) wrap
-// generators; Module exposes them to Starlark as gen.limit, gen.mix, ...
+// generators; package star/gen exposes them to Starlark as gen.limit,
+// gen.mix, ... Nothing here depends on Starlark: a Go program builds and runs
+// generators directly (see the example).
 //
 // Run drives a generator against a pool of workers, one per client thread plus
 // one for the nemesis, in real time or in deterministic simulated time.

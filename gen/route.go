@@ -21,6 +21,12 @@ func OnThreads(pred func(thread int) bool, g Generator) Generator {
 	return onThreads(&threadPred{fn: func(_ *Context, t int) (bool, error) { return pred(t), nil }}, g)
 }
 
+// OnThreadsContext is OnThreads for a pred that needs the run's context (its
+// Env, say) or can fail: an error from pred fails the run.
+func OnThreadsContext(pred func(ctx *Context, thread int) (bool, error), g Generator) Generator {
+	return onThreads(&threadPred{fn: pred}, g)
+}
+
 func onThreads(p *threadPred, g Generator) Generator {
 	return &onGen{sel: selPred, pred: p, g: g}
 }

@@ -9,11 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.starlark.net/starlark"
-
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
-	"github.com/faultline/faultline/star"
 )
 
 // Config configures Run.
@@ -29,7 +26,7 @@ type Config struct {
 	Virtual        bool                                            // simulated, deterministic time
 	Latency        func(r *rand.Rand, op history.Op) time.Duration // virtual latency model (default uniform 1-10ms)
 	Record         func(op history.Op) error                       // journal sink, called from the loop goroutine in order
-	Starlark       *starlark.Thread                                // loop-owned thread for Starlark callables
+	Env            Env                                             // what callback generators call back into (a Starlark thread); Run calls its Start
 	Log            func(msg string)                                // gen.log messages and interpreter notes
 	Stats          *Stats                                          // live counters; may be nil
 }
@@ -104,7 +101,7 @@ type Summary struct {
 // A client op that ends info (a crash or a timeout) moves its thread to
 // process p+Concurrency with a fresh worker. Cancellation is not an error: it
 // is reported in Summary.Cancelled. Errors are a generator failure (a
-// Starlark error, say), a generator that can never proceed, or a Record error.
+// callback's error, say), a generator that can never proceed, or a Record error.
 func Run(ctx context.Context, g Generator, cfg Config) (Summary, error) {
 	if err := cfg.normalize(); err != nil {
 		return Summary{}, fmt.Errorf("gen: run: %w", err)
@@ -117,10 +114,11 @@ func Run(ctx context.Context, g Generator, cfg Config) (Summary, error) {
 		repoll:   pendingRepoll,
 	}
 	r.slots = make([]slot, r.ctx.slots)
-	r.ctx.Starlark = cfg.Starlark
-	if cfg.Starlark != nil {
-		// Starlark generator functions draw from the generators' own seeded stream.
-		star.SetRand(cfg.Starlark, r.ctx.Rand)
+	r.ctx.Env = cfg.Env
+	if cfg.Env != nil {
+		// Callbacks (Starlark generator functions, say) draw from the
+		// generators' own seeded stream, so the run replays with its seed.
+		cfg.Env.Start(r.ctx.Rand)
 	}
 	if cfg.Virtual {
 		// Simulated time only moves on events, so a pending generator simply

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
-	"github.com/faultline/faultline/star"
 )
 
 func TestMixIsSeededAndUsesEveryGenerator(t *testing.T) {
@@ -313,14 +313,27 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestStarlarkRandLocal(t *testing.T) {
-	th := newThread()
-	_, err := Run(context.Background(), nil, Config{Concurrency: 1, Virtual: true, Client: factory(&workerLog{}, nil), Starlark: th})
+// randEnv is an Env that keeps the stream Run starts it with.
+type randEnv struct{ r *rand.Rand }
+
+func (e *randEnv) Start(r *rand.Rand) { e.r = r }
+
+func TestEnvStartedWithTheGeneratorStream(t *testing.T) {
+	env := &randEnv{}
+	var seen []bool
+	g := Limit(2, MapContext(func(ctx *Context, op history.Op) (history.Op, error) {
+		seen = append(seen, ctx.Env == Env(env) && ctx.Rand == env.r)
+		return op, nil
+	}, rep("a")))
+	_, err := Run(context.Background(), g, Config{Concurrency: 1, Virtual: true, Client: factory(&workerLog{}, nil), Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if star.Rand(th) == nil {
-		t.Fatal("Run left the Starlark thread without the generators' seeded rand")
+	if env.r == nil {
+		t.Fatal("Run did not start the Env with the generators' seeded rand")
+	}
+	if len(seen) != 2 || !seen[0] || !seen[1] {
+		t.Fatalf("callbacks saw Context.Env/Rand = %v, want the run's Env and its stream", seen)
 	}
 }
 

@@ -28,6 +28,12 @@ func FMap(mapping map[string]string, g Generator) Generator {
 	}, g: g}
 }
 
+// MapContext is Map for an fn that needs the run's context (its Env, say) or
+// can fail: an error from fn fails the run.
+func MapContext(fn func(ctx *Context, op history.Op) (history.Op, error), g Generator) Generator {
+	return &mapGen{fn: fn, g: g}
+}
+
 type mapGen struct {
 	fn func(*Context, history.Op) (history.Op, error)
 	g  Generator
@@ -68,6 +74,12 @@ const maxFilterSkips = 100_000
 // are consumed.
 func Filter(pred func(history.Op) bool, g Generator) Generator {
 	return &filterGen{pred: func(_ *Context, op history.Op) (bool, error) { return pred(op), nil }, g: g}
+}
+
+// FilterContext is Filter for a pred that needs the run's context (its Env,
+// say) or can fail: an error from pred fails the run.
+func FilterContext(pred func(ctx *Context, op history.Op) (bool, error), g Generator) Generator {
+	return &filterGen{pred: pred, g: g}
 }
 
 type filterGen struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
 	"github.com/faultline/faultline/nemesis"
+	stargen "github.com/faultline/faultline/star/gen"
 )
 
 // RunOptions configure one run of one scenario.
@@ -133,7 +134,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q has a db recipe but there are no nodes to set it up on: pass --nodes or --nodes-file", s.Name)
 	}
 
-	workload, err := gen.FromStarlark(s.Workload)
+	workload, err := stargen.FromStarlark(s.Workload)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: workload: %w", s.Name, err)
 	}
@@ -248,10 +249,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			live.note(op) // its nemesis ops tell the status the active fault
 			return sched.Record(op)
 		},
-		Starlark: thread,
-		Log:      o.Log,
-		Stats:    stats,
-		Nemesis:  nemWorker,
+		Env:     stargen.NewEnv(thread),
+		Log:     o.Log,
+		Stats:   stats,
+		Nemesis: nemWorker,
 	}
 	sum, runErr := gen.Run(runCtx, g, cfg)
 	live.stop()
@@ -417,7 +418,7 @@ func Validate(s *Scenario, tier string) error {
 	if _, err := gen.ParseConcurrency(s.Concurrency, len(s.Nodes)); err != nil {
 		return fmt.Errorf("concurrency: %w", err)
 	}
-	if _, err := gen.FromStarlark(s.Workload); err != nil {
+	if _, err := stargen.FromStarlark(s.Workload); err != nil {
 		return fmt.Errorf("workload: %w", err)
 	}
 	_, err := s.finalGenerator()

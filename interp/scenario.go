@@ -14,6 +14,11 @@ import (
 	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/star"
+	starcheck "github.com/faultline/faultline/star/check"
+	starclient "github.com/faultline/faultline/star/client"
+	starevidence "github.com/faultline/faultline/star/evidence"
+	stargen "github.com/faultline/faultline/star/gen"
+	starnemesis "github.com/faultline/faultline/star/nemesis"
 )
 
 // Tiers are the budget tiers a scenario runs under, weakest first.
@@ -156,11 +161,11 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		return nil, fmt.Errorf("scenario: name %q must be non-empty with no spaces or slashes (it names a directory)", name)
 	}
 	var ok bool
-	if s.Client, ok = client.FromStarlark(cl); !ok {
+	if s.Client, ok = starclient.FromStarlark(cl); !ok {
 		return nil, fmt.Errorf("scenario %q: client must be a client (e.g. client.register()), got %s", name, cl.Type())
 	}
 	var err error
-	if s.Checker, err = check.FromStarlark(checker); err != nil {
+	if s.Checker, err = starcheck.FromStarlark(checker); err != nil {
 		return nil, fmt.Errorf("scenario %q: checker: %w", name, err)
 	}
 	switch c := conc.(type) {
@@ -197,11 +202,11 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 			return nil, fmt.Errorf("scenario %q: nemesis: %w", name, err)
 		}
 	} else if nem != nil && nem != starlark.None {
-		if s.Nemesis, err = nemesis.FromStarlark(nem); err != nil {
+		if s.Nemesis, err = starnemesis.FromStarlark(nem); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", name, err)
 		}
 	}
-	if s.Landing, err = nemesis.DeclsFromStarlark(landing); err != nil {
+	if s.Landing, err = starevidence.DeclsFromStarlark(landing); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", name, err)
 	}
 	if len(s.Landing) > 0 && s.Nemesis == nil && s.NemesisByTier == nil {
@@ -289,7 +294,7 @@ func (s *Scenario) finalGenerator() (gen.Generator, error) {
 	if s.Final == nil {
 		return nil, nil
 	}
-	g, err := gen.FromStarlark(s.Final)
+	g, err := stargen.FromStarlark(s.Final)
 	if err != nil {
 		return nil, fmt.Errorf("final: %w", err)
 	}
@@ -304,7 +309,7 @@ func nemesisByTier(d *starlark.Dict) (map[string]*nemesis.Package, error) {
 		if !ok || !ValidTier(tier) {
 			return nil, fmt.Errorf("key %s: want a tier (%s)", item[0], strings.Join(Tiers, ", "))
 		}
-		p, err := nemesis.FromStarlark(item[1])
+		p, err := starnemesis.FromStarlark(item[1])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", tier, err)
 		}

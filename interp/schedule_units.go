@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/faultline/faultline/nemesis"
 )
 
 // UnitKind says what a reduction unit holds.
@@ -36,14 +38,6 @@ type Unit struct {
 // invocations into. Calling ReductionUnits again on one unit's events splits
 // that span finer, for a second pass.
 const ReductionSlices = 32
-
-// faultEnd maps each nemesis op that opens a fault window to the op that
-// ends it; "heal" ends every open window. It mirrors the nemesis package's
-// own pairing (FaultWindows), which is unexported.
-var faultEnd = map[string]string{
-	"start-partition": "stop-partition", "start-loss": "stop-loss", "kill": "start", "pause": "resume",
-	"start-bandwidth": "stop-bandwidth", "start-delay": "stop-delay", "fill-disk": "free-disk",
-}
 
 // ReductionUnits groups events (in schedule order, as ReadSchedule returns
 // them) into units for delta debugging: each fault with the event that ends
@@ -95,7 +89,7 @@ func ReductionUnits(events []Event) []Unit {
 			slices.SortStableFunc(units[into].Events, scheduleOrder)
 			slices.Sort(units[into].Faults)
 		default:
-			if _, opens := faultEnd[e.F]; opens {
+			if nemesis.OpensWindow(e.F) {
 				if _, already := open[e.F]; !already {
 					open[e.F] = add(Unit{Kind: UnitFault, Faults: []string{e.F}, Events: []Event{e}})
 					continue
@@ -122,7 +116,7 @@ func ReductionUnits(events []Event) []Unit {
 // closes returns the open fault that an event of function f ends.
 func closes(open map[string]int, f string) (string, bool) {
 	for start := range open {
-		if faultEnd[start] == f {
+		if end, _ := nemesis.EndOf(start); end == f {
 			return start, true
 		}
 	}

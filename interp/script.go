@@ -18,12 +18,8 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
-	"github.com/faultline/faultline/check"
-	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/control"
-	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/internal/seed"
-	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/star"
 	_ "github.com/faultline/faultline/star/all" // every Starlark module registers itself
 )
@@ -77,11 +73,6 @@ func Predeclared() starlark.StringDict {
 	own := starlark.StringDict{
 		"scenario": starlark.NewBuiltin("scenario", scenarioBuiltin),
 		"budget":   starlark.NewBuiltin("budget", budgetBuiltin),
-		"gen":      gen.Module,
-		"check":    check.Module,
-		"client":   client.Module,
-		"nemesis":  nemesis.Module,
-		"evidence": nemesis.EvidenceModule,
 		"rand":     randModule,
 		"struct":   starlark.NewBuiltin("struct", starlarkstruct.Make),
 		"json":     json.Module,

@@ -73,6 +73,36 @@ func missingCapability(value any, caps map[string]Capability, reason string) (ou
 	return outcome{value: value, evidence: ev}, fmt.Errorf("missing capability: %s", reason)
 }
 
+func init() {
+	register(Fault{
+		Name: "delay", Inject: "start-delay", End: "stop-delay",
+		Network: true, Effect: "packets delayed",
+		Landing: "the netem qdisc (or the NFQUEUE rule and a live delay agent) read back after inject, and packets delayed when removed",
+		Needs:   []string{"tc-netem", "root"},
+		Validate: func(v any) error {
+			m, _ := v.(map[string]any)
+			delay, _ := m["delay"].(string)
+			jitter, _ := m["jitter"].(string)
+			if !tcTime(delay) || jitter != "" && !tcTime(jitter) {
+				return fmt.Errorf("want times such as \"50ms\", got delay %q jitter %q", delay, jitter)
+			}
+			return nil
+		},
+		inject: onMesh(shapeStep("delay"), func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.startDelay(ctx, v) }),
+		end:    onMesh(unshapeStep("delay"), func(w *Worker, ctx context.Context, _ any) (outcome, error) { return w.stopQdisc(ctx, "delay") }),
+		open:   shapeOpen("delay"),
+	})
+	// Clock faults are refused, never faked (clockFault): no builtin
+	// offers them, but a schedule may name them.
+	for _, f := range []string{"bump-clock", "clock-skew", "strobe-clock"} {
+		register(Fault{
+			Inject: f, NoEnd: "it is never injected: clock faults fail with a missing capability",
+			Landing: "never lands: the op fails, naming the nodes that share one kernel",
+			inject:  func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.clockFault(ctx, v) },
+		})
+	}
+}
+
 // startDelay adds latency with netem, applied as a marked qdisc (removed by
 // stop-delay, which is stop-bandwidth, and by HealAll). Where a target's
 // kernel has no netem but NFQUEUE, faultline's own agent delays the

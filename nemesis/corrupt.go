@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,6 +15,25 @@ import (
 // flips bits in it. They have no heal (the damage is the system's to
 // detect and repair), so they open no fault window; their landing evidence
 // is the file read back before and after: size and sha256.
+
+func init() {
+	for _, f := range []string{"truncate-file", "bitflip-file"} {
+		register(Fault{
+			Name: strings.ReplaceAll(f, "-", "_"), Inject: f,
+			NoEnd:   "the damage stays: detecting and repairing it is the system's job",
+			Landing: "the file's size and sha256 read back before and after differ",
+			Validate: func(v any) error {
+				m, _ := v.(map[string]any)
+				file, _ := m["path"].(string)
+				if file == "" || intArg(m["size"]) < 0 || intArg(m["offset"]) < 0 || intArg(m["bit"]) < 0 || intArg(m["bit"]) > 7 {
+					return errors.New("want a path, a size and offset not negative, a bit in 0..7")
+				}
+				return nil
+			},
+			inject: func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.corruptFile(ctx, f, v) },
+		})
+	}
+}
 
 // corruptScript damages file $2 (mode $1: truncate to $3 bytes, or flip
 // bit $4 of byte $3) and prints "before SIZE SHA" and "after SIZE SHA".

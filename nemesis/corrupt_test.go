@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
@@ -66,19 +65,5 @@ func TestCorruptFile(t *testing.T) {
 	got = w.Invoke(ctx, history.Op{F: "truncate-file", Value: map[string]any{"nodes": "all", "path": "missing.log"}})
 	if got.Type == history.OK || got.Extra["landed"] == true {
 		t.Errorf("truncating a missing file: %+v", got)
-	}
-}
-
-// A corruption fault happens at its start and, without repeat, never again;
-// it has no heal of its own.
-func TestCorruptSchedule(t *testing.T) {
-	v, err := eval(t, `nemesis.bitflip_file(path = "/opt/db/wal", start = "3s", repeat = False)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := FromStarlark(v)
-	rec := scheduleOf(t, p, 20*time.Second)
-	if len(rec.fs) != 2 || rec.fs[0] != "bitflip-file" || rec.fs[1] != "heal" {
-		t.Errorf("ops %v, want one bitflip-file and the final heal", rec.fs)
 	}
 }

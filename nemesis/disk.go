@@ -28,6 +28,24 @@ forget fill "$1"
 if [ -e "$1" ]; then echo "exists"; else echo "gone"; fi
 `
 
+func init() {
+	register(Fault{
+		Name: "fill_disk", Inject: "fill-disk", End: "free-disk",
+		Landing: "the fill file read back at its full size after inject",
+		Validate: func(v any) error {
+			m, _ := v.(map[string]any)
+			size, _ := m["size"].(string)
+			if _, err := parseSize(size); err != nil {
+				return err
+			}
+			file, _ := m["path"].(string)
+			return checkFillPath(file)
+		},
+		inject: func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.fillDisk(ctx, v) },
+		end:    func(w *Worker, ctx context.Context, _ any) (outcome, error) { return w.freeDisk(ctx) },
+	})
+}
+
 // fillDisk fills disk on the targets. Value: {"nodes", "path": absolute
 // file path, "size": fallocate size such as "100M"}. A size is required:
 // on a local cluster the nodes' disks are the host's.

@@ -4,7 +4,7 @@
 // # Worker
 //
 // A Worker (New, over a control.Pool) is the gen.Worker of the nemesis
-// thread. It executes these ops:
+// thread. It executes the ops of the registered faults (see Registry):
 //
 //	start-partition  value: a grudge spec name (ComputeGrudge) or {node: [peers it drops]}
 //	stop-partition
@@ -79,10 +79,21 @@
 // that share one kernel (same boot id), and are not implemented for nodes
 // with kernels of their own.
 //
-// # Starlark
+// # Registry
 //
-// Module ("nemesis") builds nemesis packages: fault cycles (sleep interval,
-// inject, hold, heal) plus a final heal. EvidenceModule ("evidence")
-// declares the signals a scenario must see; Evaluate judges them against
-// the recorded history after the run.
+// Every fault is registered once (Faults, Lookup, ByOp), from the file that
+// implements it, with its inject and end ops and their steps, how its
+// landing is read back, the host capabilities it needs and the phrases
+// plans name it by. The Worker, the final heal, FaultWindows, Missed,
+// interp's reduction units, plans and probe read the registry, so adding a
+// fault is one new file.
+//
+// # Building packages
+//
+// A Package is a nemesis: fault cycles (sleep interval, inject, hold, heal)
+// plus a final heal, built in Go with Cycle, Compose and Custom. Scenarios
+// build them with the Starlark "nemesis" module (star/nemesis) and declare
+// landing evidence (Decl) with the "evidence" module (star/evidence);
+// Evaluate judges the declarations against the recorded history after the
+// run. This package imports no Starlark.
 package nemesis

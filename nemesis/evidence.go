@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -9,31 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
-
 	"github.com/faultline/faultline/history"
 )
 
-// EvidenceModule is the Starlark "evidence" module: declarations of the
-// signals a scenario requires to see, judged after the run from the
-// recorded history by Evaluate.
+// Decl is one evidence declaration: a signal a scenario requires to see,
+// judged after the run from the recorded history by Evaluate.
 //
-//	evidence.landed()                      every fault op read back as in effect (and there was one)
-//	evidence.iptables_drops(min=1)         packets counted by faultline's DROP rules
-//	evidence.op_errors(during_fault=True, min=1)  client ops failing or timing out (during a fault)
-//	evidence.process_state(state="T", min=1)      processes read back from /proc in state ("gone" for killed)
-var EvidenceModule = &starlarkstruct.Module{
-	Name: "evidence",
-	Members: starlark.StringDict{
-		"landed":         starlark.NewBuiltin("evidence.landed", landedBuiltin),
-		"iptables_drops": starlark.NewBuiltin("evidence.iptables_drops", dropsBuiltin),
-		"op_errors":      starlark.NewBuiltin("evidence.op_errors", opErrorsBuiltin),
-		"process_state":  starlark.NewBuiltin("evidence.process_state", processStateBuiltin),
-	},
-}
-
-// Decl is one evidence declaration (Starlark type "evidence").
+//	landed          every fault op read back as in effect (and there was one)
+//	iptables_drops  at least Min packets counted by faultline's DROP rules
+//	op_errors       at least Min client ops failing or timing out (DuringFault: during a fault)
+//	process_state   at least Min processes read back from /proc in State ("gone" for killed)
 type Decl struct {
 	Kind        string // landed, iptables_drops, op_errors, process_state
 	Min         int64
@@ -41,7 +25,7 @@ type Decl struct {
 	State       string
 }
 
-// String implements starlark.Value.
+// String is the declaration as a scenario writes it.
 func (d *Decl) String() string {
 	switch d.Kind {
 	case "landed":
@@ -54,98 +38,11 @@ func (d *Decl) String() string {
 	return fmt.Sprintf("evidence.%s(min=%d)", d.Kind, d.Min)
 }
 
-// Type implements starlark.Value.
-func (d *Decl) Type() string { return "evidence" }
-
-// Freeze implements starlark.Value.
-func (d *Decl) Freeze() {}
-
-// Truth implements starlark.Value.
-func (d *Decl) Truth() starlark.Bool { return starlark.True }
-
-// Hash implements starlark.Value.
-func (d *Decl) Hash() (uint32, error) { return 0, errors.New("unhashable type: evidence") }
-
 // Finding is the judgement of one declaration.
 type Finding struct {
 	Decl     string `json:"decl"`
 	Pass     bool   `json:"pass"`
 	Evidence string `json:"evidence"`
-}
-
-// DeclsFromStarlark accepts one declaration, a list of them, or None.
-func DeclsFromStarlark(v starlark.Value) ([]*Decl, error) {
-	switch v := v.(type) {
-	case nil, starlark.NoneType:
-		return nil, nil
-	case *Decl:
-		return []*Decl{v}, nil
-	case *starlark.List:
-		out := make([]*Decl, 0, v.Len())
-		for i := range v.Len() {
-			d, ok := v.Index(i).(*Decl)
-			if !ok {
-				return nil, fmt.Errorf("landing[%d]: want evidence.*(...), got %s", i, v.Index(i).Type())
-			}
-			out = append(out, d)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("landing: want evidence.*(...) or a list of them, got %s", v.Type())
-}
-
-func minArg(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, extra ...any) (int64, error) {
-	var m int64 = 1
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, append([]any{"min?", &m}, extra...)...); err != nil {
-		return 0, err
-	}
-	if m < 0 {
-		return 0, fmt.Errorf("%s: min must not be negative", b.Name())
-	}
-	return m, nil
-}
-
-func landedBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
-		return nil, err
-	}
-	return &Decl{Kind: "landed", Min: 1}, nil
-}
-
-func dropsBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	m, err := minArg(b, args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	return &Decl{Kind: "iptables_drops", Min: m}, nil
-}
-
-func opErrorsBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	during := true
-	m, err := minArg(b, args, kwargs, "during_fault?", &during)
-	if err != nil {
-		return nil, err
-	}
-	return &Decl{Kind: "op_errors", Min: m, DuringFault: during}, nil
-}
-
-func processStateBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	state := "T"
-	m, err := minArg(b, args, kwargs, "state?", &state)
-	if err != nil {
-		return nil, err
-	}
-	if state == "" {
-		return nil, fmt.Errorf("%s: empty state", b.Name())
-	}
-	return &Decl{Kind: "process_state", Min: m, State: state}, nil
-}
-
-// stopOf maps each fault op that opens a window to the op whose invocation
-// closes it; a heal closes every window.
-var stopOf = map[string]string{
-	"start-partition": "stop-partition", "start-loss": "stop-loss", "kill": "start", "pause": "resume",
-	"start-bandwidth": "stop-bandwidth", "start-delay": "stop-delay", "fill-disk": "free-disk",
 }
 
 // Window is one fault's time in effect, whether its effect was proven, and
@@ -186,22 +83,14 @@ type Window struct {
 	ClientRefused int `json:"client_refused"`
 }
 
-// networkFaults are the faults that act on traffic, whose landing is their
-// counted effect.
-var networkFaults = map[string]string{
-	"start-partition": "packets, bytes or connections dropped on the cut links",
-	"start-loss":      "packets or connections dropped",
-	"start-delay":     "packets delayed",
-	"start-bandwidth": "packets or time throttled",
-}
-
 // judge decides whether w's effect was proven, with the reason.
 func (w *Window) judge() {
 	span := "still open at the end of the history"
 	if w.End >= 0 {
 		span = "held " + time.Duration(max(w.End-w.Start, 0)).Round(time.Millisecond).String()
 	}
-	what, network := networkFaults[w.Fault]
+	f, _ := ByOp(w.Fault)
+	what, network := f.Effect, f.Network
 	switch {
 	case !w.Landed:
 		w.Reason = "the read-back on the victims after inject did not show the fault in effect"
@@ -286,7 +175,7 @@ func FaultWindows(ops []history.Op) []Window {
 		}
 		if op.Type == history.Invoke {
 			for f, i := range open {
-				if op.F == "heal" || stopOf[f] == op.F {
+				if end, _ := EndOf(f); op.F == "heal" || end == op.F {
 					out[i].End = op.Time
 					closing[op.F] = append(closing[op.F], i)
 					delete(open, f)
@@ -317,7 +206,7 @@ func FaultWindows(ops []history.Op) []Window {
 			}
 		}
 		delete(closing, op.F)
-		if _, ok := stopOf[op.F]; ok && op.Type != history.Fail {
+		if OpensWindow(op.F) && op.Type != history.Fail {
 			if _, already := open[op.F]; !already {
 				open[op.F] = len(out)
 				if op.F == "start-partition" {
@@ -376,13 +265,6 @@ func count(v any) (int64, bool) {
 	return 0, false
 }
 
-// OpensWindow reports whether nemesis op f injects a fault that a later op
-// (or the final heal) ends: the faults FaultWindows opens windows for.
-func OpensWindow(f string) bool {
-	_, ok := stopOf[f]
-	return ok
-}
-
 // inWindow reports whether time t falls in any of the windows.
 func inWindow(ws []Window, t int64) bool {
 	for _, w := range ws {
@@ -430,12 +312,13 @@ func evaluate(d *Decl, ops []history.Op) (bool, string) {
 		}
 		return total > 0 && landed == total, ev
 	case "iptables_drops":
-		// The DROP counters each partition or loss window read back when
-		// it closed, by its own stop or by the final heal.
+		// The DROP counters each window of an iptables fault (partition,
+		// loss) read back when it closed, by its own stop or by the final
+		// heal.
 		var total int64
 		var per []string
 		for _, w := range FaultWindows(ops) {
-			if (w.Fault != "start-partition" && w.Fault != "start-loss") || w.Effect == nil {
+			if f, _ := ByOp(w.Fault); !slices.Contains(f.Needs, "iptables") || w.Effect == nil {
 				continue
 			}
 			total = min(total+*w.Effect, math.MaxInt64-1)

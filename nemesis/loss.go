@@ -3,10 +3,37 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 
 	"github.com/faultline/faultline/control"
 )
+
+func init() {
+	register(Fault{
+		Name: "loss", Inject: "start-loss", End: "stop-loss",
+		Network: true, Effect: "packets or connections dropped",
+		Landing:  "the statistic DROP rule read back after inject and still there at the heal, its counters above 0",
+		Needs:    []string{"iptables", "root"},
+		Evidence: &Decl{Kind: "op_errors", Min: 1, DuringFault: true},
+		Plan: &PlanPhrases{Phrases: "packet loss N%, N% packet loss", Target: "nodes", Rank: 30,
+			Match: regexp.MustCompile(`(?i)\bpacket[- ]loss\b|\bloss\s+\d+(?:\.\d+)?\s*%`)},
+		Validate: func(v any) error {
+			m, _ := v.(map[string]any)
+			_, err := probability(m["probability"])
+			return err
+		},
+		inject: onMesh(shapeStep("loss"), func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.startLoss(ctx, v) }),
+		end:    onMesh(unshapeStep("loss"), func(w *Worker, ctx context.Context, _ any) (outcome, error) { return w.stopLoss(ctx) }),
+		open: func(w *Worker) bool {
+			if w.mesh() != nil {
+				_, on := w.shapedBy["loss"]
+				return on
+			}
+			return w.loss != nil
+		},
+	})
+}
 
 // startLoss drops a random fraction of the packets the target nodes receive
 // (iptables statistic; the controller's packets are exempt). Value:

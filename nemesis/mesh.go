@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/mesh"
 )
 
@@ -25,24 +24,6 @@ import (
 func (w *Worker) mesh() *mesh.Mesh {
 	m, _ := w.opts.Pool.Network().(*mesh.Mesh)
 	return m
-}
-
-// meshInvoke performs a network fault on the mesh; ok is false for ops the
-// mesh does not handle (process and disk faults, heal).
-func (w *Worker) meshInvoke(ctx context.Context, m *mesh.Mesh, op history.Op) (res outcome, err error, ok bool) {
-	switch op.F {
-	case "start-partition":
-		res, err = w.meshPartition(ctx, m, op.Value)
-	case "stop-partition":
-		res, err = w.meshHealPartition(m)
-	case "start-loss", "start-delay", "start-bandwidth":
-		res, err = w.meshShape(ctx, m, op.F[len("start-"):], op.Value)
-	case "stop-loss", "stop-delay", "stop-bandwidth":
-		res, err = w.meshUnshape(m, op.F[len("stop-"):])
-	default:
-		return outcome{}, nil, false
-	}
-	return res, err, true
 }
 
 func (w *Worker) meshPartition(ctx context.Context, m *mesh.Mesh, v any) (outcome, error) {
@@ -89,6 +70,33 @@ func (w *Worker) meshHealPartition(m *mesh.Mesh) (outcome, error) {
 	healed := len(m.Blocked()) == 0
 	w.partition = nil
 	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed, effect: &effect}, nil
+}
+
+// shapeStep is the mesh step that starts link shaping of kind ("loss",
+// "delay", "bandwidth").
+func shapeStep(kind string) func(*Worker, context.Context, *mesh.Mesh, any) (outcome, error) {
+	return func(w *Worker, ctx context.Context, m *mesh.Mesh, v any) (outcome, error) {
+		return w.meshShape(ctx, m, kind, v)
+	}
+}
+
+// unshapeStep is the mesh step that stops link shaping of kind.
+func unshapeStep(kind string) func(*Worker, context.Context, *mesh.Mesh, any) (outcome, error) {
+	return func(w *Worker, _ context.Context, m *mesh.Mesh, _ any) (outcome, error) {
+		return w.meshUnshape(m, kind)
+	}
+}
+
+// shapeOpen says whether link shaping of kind is in effect: on the mesh,
+// or as a qdisc on the nodes.
+func shapeOpen(kind string) func(*Worker) bool {
+	return func(w *Worker) bool {
+		if w.mesh() != nil {
+			_, on := w.shapedBy[kind]
+			return on
+		}
+		return w.shaped != nil && w.shapedKind == kind
+	}
 }
 
 // meshShape sets one kind of link shaping on the targets' inbound links,

@@ -4,11 +4,52 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/mesh"
 )
+
+func init() {
+	register(Fault{
+		Name: "partition", Inject: "start-partition", End: "stop-partition",
+		Network: true, Effect: "packets, bytes or connections dropped on the cut links",
+		Landing:  "each DROP rule and the INPUT jump read back right after inject, still there at the heal, their counters above 0",
+		Needs:    []string{"iptables", "root"},
+		Evidence: &Decl{Kind: "iptables_drops", Min: 1},
+		Plan: &PlanPhrases{Phrases: "partition, iptables DROP, isolating", Target: "spec", Rank: 40,
+			Match: regexp.MustCompile(`(?i)\bpartition\w*\b|\biptables\s+DROP\b|\bisolat(?:e|es|ed|ing|ion)\b`)},
+		Validate: validateGrudgeSpec,
+		inject: onMesh((*Worker).meshPartition, func(w *Worker, ctx context.Context, v any) (outcome, error) {
+			return w.startPartition(ctx, v)
+		}),
+		end: onMesh(func(w *Worker, _ context.Context, m *mesh.Mesh, _ any) (outcome, error) {
+			return w.meshHealPartition(m)
+		}, func(w *Worker, ctx context.Context, _ any) (outcome, error) {
+			return w.stopPartition(ctx)
+		}),
+		open: func(w *Worker) bool { return w.partition != nil },
+	})
+}
+
+// validateGrudgeSpec checks a start-partition value: a spec name
+// (ComputeGrudge) or a {node: [peers it drops]} map.
+func validateGrudgeSpec(v any) error {
+	switch v := v.(type) {
+	case nil, string:
+	case map[string]any:
+		for node, peers := range v {
+			if _, ok := peers.([]any); !ok {
+				return fmt.Errorf("spec[%q] must be a list of nodes it drops", node)
+			}
+		}
+	default:
+		return fmt.Errorf("spec must be a name such as \"majority\" or a {node: [peers]} map, got %T", v)
+	}
+	return nil
+}
 
 // grudgeOf resolves a start-partition value: a spec name or an explicit
 // {node: [peers it drops]} map.

@@ -41,8 +41,8 @@ const maxPlanned = 10000
 func (p *Package) Planned(d time.Duration) []Planned {
 	var out []Planned
 	for _, c := range p.cycles {
-		t := time.Duration(c.tm.start)
-		hold, interval := time.Duration(c.tm.hold), time.Duration(c.tm.interval)
+		t := time.Duration(c.tm.Start)
+		hold, interval := time.Duration(c.tm.Hold), time.Duration(c.tm.Interval)
 		step := hold + interval
 		if c.heal == "" {
 			hold, step = 0, interval
@@ -52,7 +52,7 @@ func (p *Package) Planned(d time.Duration) []Planned {
 				break
 			}
 			out = append(out, Planned{Fault: c.inject, At: t, Hold: hold, Targets: c.value})
-			if t >= d || !c.tm.repeat || step <= 0 {
+			if t >= d || !c.tm.Repeat || step <= 0 {
 				break
 			}
 			t += step
@@ -76,19 +76,6 @@ func sortPlanned(ps []Planned) {
 type Miss struct {
 	Fault  string `json:"fault"` // "start-partition @T+10s for 5s", or the op for an unplanned attempt
 	Reason string `json:"reason"`
-}
-
-// injectOps are the nemesis ops that inject a fault (those that open a
-// window, and the ones that leave damage with no heal).
-func injectOp(f string) bool {
-	if _, ok := stopOf[f]; ok {
-		return true
-	}
-	switch f {
-	case "truncate-file", "bitflip-file", "clock-skew", "bump-clock", "strobe-clock":
-		return true
-	}
-	return false
 }
 
 // attempt is one injection the nemesis issued and how it completed.

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,30 @@ while [ $i -lt 50 ]; do
 done
 for p in $pids; do echo "$p $(st "$p")"; done
 `
+
+func init() {
+	register(Fault{
+		Name: "kill", Inject: "kill", End: "start",
+		Landing:  "every matched pid gone from /proc after inject, and still gone when the restart runs",
+		Evidence: &Decl{Kind: "process_state", Min: 1, State: "gone"},
+		Plan: &PlanPhrases{Phrases: "kill -9, SIGKILL, hard kill, crash", Target: "nodes", Rank: 20,
+			Match: regexp.MustCompile(`(?i)\bkill\s+-(?:9|KILL)\b|\bSIGKILL\b|\bhard[- ]kill\b|\bcrash(?:es|ed)?\b|\bkill(?:s|ed)?\b`)},
+		// The restart command is part of the fault: start needs it.
+		Validate: func(v any) error { _, err := parseProcessSpec("start", v); return err },
+		inject:   func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.signal(ctx, "kill", v) },
+		end:      func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.start(ctx, v) },
+	})
+	register(Fault{
+		Name: "pause", Inject: "pause", End: "resume",
+		Landing:  "every matched pid in state T after inject, and still stopped when resumed",
+		Evidence: &Decl{Kind: "process_state", Min: 1, State: "stopped"},
+		Plan: &PlanPhrases{Phrases: "SIGSTOP, kill -STOP, pause, freeze", Target: "nodes", Rank: 10,
+			Match: regexp.MustCompile(`(?i)\bSIGSTOP\b|\bkill\s+-STOP\b|\bpaus(?:e|es|ed|ing)\b|\bfreez(?:e|es|ing)\b`)},
+		Validate: func(v any) error { _, err := parseProcessSpec("resume", v); return err },
+		inject:   func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.signal(ctx, "pause", v) },
+		end:      func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.signal(ctx, "resume", v) },
+	})
+}
 
 // processSpec is the value of kill, start, pause and resume ops.
 type processSpec struct {
@@ -173,8 +198,8 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 // fault hit, not on a fresh resolution of the spec: "the leader" or "one"
 // names another node by then.
 func (w *Worker) processTargets(ctx context.Context, f string, spec processSpec) ([]string, error) {
-	if opener, ok := map[string]string{"start": "kill", "resume": "pause"}[f]; ok {
-		key := opener + "\x00" + spec.pattern
+	if flt, ok := ByOp(f); ok && flt.End == f {
+		key := flt.Inject + "\x00" + spec.pattern
 		if t, ok := w.procTargets[key]; ok {
 			delete(w.procTargets, key)
 			return t, nil

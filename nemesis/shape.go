@@ -168,6 +168,25 @@ func (c clusterIface) shapeable(node string) error {
 
 var qdiscStats = regexp.MustCompile(`Sent (\d+) bytes (\d+) pkt \(dropped (\d+), overlimits (\d+)`)
 
+func init() {
+	register(Fault{
+		Name: "bandwidth", Inject: "start-bandwidth", End: "stop-bandwidth",
+		Network: true, Effect: "packets or time throttled",
+		Landing: "the tbf qdisc read back on the cluster interface after inject, and its overlimits above 0 when removed",
+		Needs:   []string{"root"},
+		Validate: func(v any) error {
+			m, _ := v.(map[string]any)
+			if rate, _ := m["rate"].(string); rate == "" || strings.ContainsAny(rate, " \t\n") {
+				return fmt.Errorf("rate %q: want a tc rate such as \"1mbit\"", rate)
+			}
+			return nil
+		},
+		inject: onMesh(shapeStep("bandwidth"), func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.startBandwidth(ctx, v) }),
+		end:    onMesh(unshapeStep("bandwidth"), func(w *Worker, ctx context.Context, _ any) (outcome, error) { return w.stopQdisc(ctx, "bandwidth") }),
+		open:   shapeOpen("bandwidth"),
+	})
+}
+
 // startBandwidth limits the egress of each target's cluster interface
 // (qdisc). Value: {"nodes", "rate"} with
 // a tc rate such as "1mbit".

@@ -13,7 +13,7 @@ import (
 type faultCycle struct {
 	inject, heal string
 	value        any
-	tm           timing
+	tm           Timing
 }
 
 // timeline runs fault cycles on the nemesis thread at their times since the
@@ -30,7 +30,7 @@ type timeline struct {
 func newTimeline(cycles []faultCycle) *timeline {
 	t := &timeline{cycles: cycles, due: make([]int64, len(cycles)), healed: make([]bool, len(cycles))}
 	for i, c := range cycles {
-		t.due[i], t.healed[i] = int64(c.tm.start), true
+		t.due[i], t.healed[i] = int64(c.tm.Start), true
 	}
 	return t
 }
@@ -52,9 +52,9 @@ func (t *timeline) Op(ctx *gen.Context) (history.Op, gen.Generator, gen.Status) 
 		return history.Op{}, nil, gen.Exhausted
 	}
 	c := t.cycles[i]
-	f, v, wait := c.inject, c.value, time.Duration(c.tm.hold)
+	f, v, wait := c.inject, c.value, time.Duration(c.tm.Hold)
 	if !t.healed[i] {
-		f, v, wait = c.heal, stopValue(c.value), time.Duration(c.tm.interval)
+		f, v, wait = c.heal, stopValue(c.value), time.Duration(c.tm.Interval)
 	}
 	op, _, st := gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: f, Value: v}).Op(ctx)
 	if st != gen.Ready {
@@ -68,9 +68,9 @@ func (t *timeline) Op(ctx *gen.Context) (history.Op, gen.Generator, gen.Status) 
 	if c.heal == "" {
 		// A fault with no heal (file corruption): the next one, if any,
 		// comes an interval later.
-		next.due[i], next.healed[i] = op.Time+int64(c.tm.interval), true
+		next.due[i], next.healed[i] = op.Time+int64(c.tm.Interval), true
 	}
-	if (!t.healed[i] || c.heal == "") && !c.tm.repeat {
+	if (!t.healed[i] || c.heal == "") && !c.tm.Repeat {
 		next.due[i] = done // over, and it happens once
 	}
 	return op, next, gen.Ready

@@ -82,42 +82,15 @@ func (w *Worker) Invoke(ctx context.Context, op history.Op) history.Op {
 		res outcome
 		err error
 	)
-	if m := w.mesh(); m != nil {
-		if res, err, ok := w.meshInvoke(ctx, m, op); ok {
-			return res.op(err)
-		}
-	}
-	switch op.F {
-	case "start-partition":
-		res, err = w.startPartition(ctx, op.Value)
-	case "stop-partition":
-		res, err = w.stopPartition(ctx)
-	case "start-loss":
-		res, err = w.startLoss(ctx, op.Value)
-	case "stop-loss":
-		res, err = w.stopLoss(ctx)
-	case "start-bandwidth":
-		res, err = w.startBandwidth(ctx, op.Value)
-	case "start-delay":
-		res, err = w.startDelay(ctx, op.Value)
-	case "stop-bandwidth", "stop-delay":
-		res, err = w.stopQdisc(ctx, op.F[len("stop-"):])
-	case "clock-skew", "bump-clock", "strobe-clock":
-		res, err = w.clockFault(ctx, op.Value)
-	case "fill-disk":
-		res, err = w.fillDisk(ctx, op.Value)
-	case "free-disk":
-		res, err = w.freeDisk(ctx)
-	case "truncate-file", "bitflip-file":
-		res, err = w.corruptFile(ctx, op.F, op.Value)
-	case "kill", "pause", "resume":
-		res, err = w.signal(ctx, op.F, op.Value)
-	case "start":
-		res, err = w.start(ctx, op.Value)
-	case "heal":
+	switch f, ok := ByOp(op.F); {
+	case op.F == "heal":
 		res, err = w.heal(ctx)
-	default:
+	case !ok:
 		res, err = outcome{value: op.Value}, fmt.Errorf("nemesis: unknown fault %q", op.F)
+	case op.F == f.Inject:
+		res, err = f.inject(w, ctx, op.Value)
+	default:
+		res, err = f.end(w, ctx, op.Value)
 	}
 	return res.op(err)
 }
@@ -294,32 +267,13 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 			}
 		}
 	}
-	if w.partition != nil {
-		if m := w.mesh(); m != nil {
-			res, err := w.meshHealPartition(m)
-			stop("start-partition", res, err)
-		} else {
-			res, err := w.stopPartition(ctx)
-			stop("start-partition", res, err)
-		}
-	}
-	if m := w.mesh(); m != nil {
-		for _, kind := range []string{"loss", "delay", "bandwidth"} {
-			if _, on := w.shapedBy[kind]; on {
-				res, err := w.meshUnshape(m, kind)
-				stop("start-"+kind, res, err)
-			}
-		}
-	} else {
-		if w.loss != nil {
-			res, err := w.stopLoss(ctx)
-			stop("start-loss", res, err)
-		}
-		// A bandwidth limit or delay still set is read back too, so its
-		// window carries its effect like one its cycle stopped.
-		if kind := w.shapedKind; w.shaped != nil && kind != "" {
-			res, err := w.stopQdisc(ctx, kind)
-			stop("start-"+kind, res, err)
+	// A network fault still open (a bandwidth limit or delay too) is read
+	// back by its own end op, so its window carries its effect like one
+	// its cycle stopped.
+	for _, f := range Faults() {
+		if f.open != nil && f.open(w) {
+			res, err := f.end(w, ctx, nil)
+			stop(f.Inject, res, err)
 		}
 	}
 	rep, err := HealAll(ctx, w.opts.Pool)

@@ -27,13 +27,17 @@ var evidenceTerms = []evidenceTerm{
 }
 
 // defaultEvidence is the generic landing evidence of spec §5 for a fault when
-// the unit has no §7.M landing field.
-var defaultEvidence = map[string]string{
-	"partition": "evidence.iptables_drops(min = 1)",
-	"kill":      `evidence.process_state(state = "gone")`,
-	"pause":     `evidence.process_state(state = "stopped")`,
-	"loss":      "evidence.op_errors(during_fault = True)",
-}
+// the unit has no §7.M landing field, by fault kind: each fault's own, as
+// nemesis registers it (faultKinds).
+var defaultEvidence = func() map[string]string {
+	m := map[string]string{}
+	for _, k := range faultKinds {
+		if k.evidence != "" {
+			m[k.kind] = k.evidence
+		}
+	}
+	return m
+}()
 
 // landing maps the landing evidence to landing = [...]: the §7.M field when
 // there is one, else the §5 default of each fault the nemesis injects.

@@ -9,26 +9,63 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/verdict"
 )
 
-// faultKind is one row of the fault vocabulary: the phrase that names a
-// nemesis and the nemesis.* builtin it becomes. Kinds are matched per clause
-// (the Faults field split at ";"), first row first.
+// faultKind is one row of the fault vocabulary: a fault registered in
+// package nemesis with plan phrases (nemesis.Fault.Plan), and the
+// nemesis.* builtin it becomes. Kinds are matched per clause (the Faults
+// field split at ";"), first row first.
 type faultKind struct {
 	kind    string
 	phrases string
 	re      *regexp.Regexp
 	call    string // nemesis builtin
 	target  string // the builtin's target argument: "spec" (partition) or "nodes"
+	// evidence is the fault's default landing evidence (spec §5), "" for none.
+	evidence string
 }
 
-// faultKinds: pause before kill, so "kill -STOP" is a pause.
-var faultKinds = []faultKind{
-	{"pause", "SIGSTOP, kill -STOP, pause, freeze", regexp.MustCompile(`(?i)\bSIGSTOP\b|\bkill\s+-STOP\b|\bpaus(?:e|es|ed|ing)\b|\bfreez(?:e|es|ing)\b`), "nemesis.pause", "nodes"},
-	{"kill", "kill -9, SIGKILL, hard kill, crash", regexp.MustCompile(`(?i)\bkill\s+-(?:9|KILL)\b|\bSIGKILL\b|\bhard[- ]kill\b|\bcrash(?:es|ed)?\b|\bkill(?:s|ed)?\b`), "nemesis.kill", "nodes"},
-	{"loss", "packet loss N%, N% packet loss", regexp.MustCompile(`(?i)\bpacket[- ]loss\b|\bloss\s+\d+(?:\.\d+)?\s*%`), "nemesis.loss", "nodes"},
-	{"partition", "partition, iptables DROP, isolating", regexp.MustCompile(`(?i)\bpartition\w*\b|\biptables\s+DROP\b|\bisolat(?:e|es|ed|ing|ion)\b`), "nemesis.partition", "spec"},
+// faultKinds are read from nemesis' fault registry, in its match order
+// (PlanPhrases.Rank: pause before kill, so "kill -STOP" is a pause).
+var faultKinds = planFaults()
+
+// planFaults lists the registered faults plans can name, by rank.
+func planFaults() []faultKind {
+	fs := slices.DeleteFunc(nemesis.Faults(), func(f nemesis.Fault) bool { return f.Plan == nil })
+	slices.SortFunc(fs, func(a, b nemesis.Fault) int { return a.Plan.Rank - b.Plan.Rank })
+	out := make([]faultKind, len(fs))
+	for i, f := range fs {
+		out[i] = faultKind{kind: f.Name, phrases: f.Plan.Phrases, re: f.Plan.Match, call: "nemesis." + f.Name,
+			target: f.Plan.Target, evidence: evidenceCall(f.Evidence)}
+	}
+	return out
+}
+
+// evidenceCall writes a landing declaration as the evidence.* call that
+// makes it, leaving out arguments at their defaults.
+func evidenceCall(d *nemesis.Decl) string {
+	if d == nil {
+		return ""
+	}
+	var args []string
+	switch d.Kind {
+	case "iptables_drops":
+		args = append(args, fmt.Sprintf("min = %d", d.Min))
+	case "op_errors":
+		during := "False"
+		if d.DuringFault {
+			during = "True"
+		}
+		args = append(args, "during_fault = "+during)
+	case "process_state":
+		args = append(args, "state = "+starQuote(d.State))
+	}
+	if d.Min != 1 && d.Kind != "iptables_drops" && d.Kind != "landed" {
+		args = append(args, fmt.Sprintf("min = %d", d.Min))
+	}
+	return "evidence." + d.Kind + "(" + strings.Join(args, ", ") + ")"
 }
 
 // faultTarget is one row of the target vocabulary: which nodes a fault hits.

@@ -69,6 +69,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
 )
@@ -161,10 +162,10 @@ func derive(h []history.Op, root uint64, max int) (ms []Mutant, notes []string, 
 // why it found none although its shape is present ("" when its shape is
 // absent).
 type family struct {
+	// name is the family's name; a checker's check.Spec lists in Mutants
+	// the families whose every mutant breaks its claim, and those checkers
+	// alone judge the family's mutants.
 	name string
-	// fits names the checkers (by Name) whose claim every mutant of the
-	// family breaks; they alone judge its mutants.
-	fits []string
 	// absent is why the family yields nothing when its op shape is missing.
 	absent string
 	// options says derive needs the oracle's check.OptionsOf; derive of any
@@ -174,27 +175,27 @@ type family struct {
 }
 
 var families = []family{
-	{"register", []string{"linearizable"}, "no ok read of a written key", false, historyOnly(registerMutants)},
-	{"set", []string{"set", "set-full"}, "no add with an ok read of the collection", false, historyOnly(setMutants)},
-	{"counter", []string{"counter"}, "no add with an ok read of an integer", false, historyOnly(counterMutants)},
-	{"list-append", []string{"transactional"}, "no transaction appends to a list", false, historyOnly(appendMutants)},
-	{"rw-register", []string{"transactional"}, "no transaction writes a register", false, historyOnly(rwRegisterMutants)},
-	{"unique-ids", []string{"unique-ids"}, "fewer than two ok generates", false, historyOnly(uniqueIDMutants)},
-	{"queue", []string{"queue", "total-queue"}, "no ok dequeue or drain of an enqueued queue", false, historyOnly(queueMutants)},
-	{"total-queue", []string{"total-queue"}, "no ok dequeue or drain of an enqueued queue", false, historyOnly(totalQueueMutants)},
-	{"no-lost-ack", []string{"no-lost-ack"}, "no acknowledged write and ok final dump", true, lostAckMutants},
-	{"slo", []string{"slo"}, "no window with ok ops to slow down", true, sloMutants},
-	{"fairness", []string{"fairness"}, "no group with ok ops to starve", true, fairnessMutants},
-	{"recovery", []string{"recovery"}, "no measured fault followed by an ok op", true, recoveryMutants},
-	{"bank", []string{"bank"}, "no ok read of integer balances", true, bankMutants},
-	{"monotonic-reads", []string{"monotonic-reads"}, "no session reads a key twice", true, monotonicMutants},
-	{"read-your-writes", []string{"read-your-writes"}, "no session reads a key after writing it", true, ryWMutants},
-	{"exactly-once", []string{"exactly-once"}, "no effect with a business key and ok final dump", true, exactlyOnceMutants},
-	{"replicas", []string{"replicas"}, "fewer than two replicas dumped their state", true, replicaMutants},
-	{"mutual-exclusion", []string{"mutual-exclusion"}, "no acquire of a lock", true, mutexMutants},
-	{"prefix-order", []string{"prefix-order"}, "no produce with an ok consumer view", true, prefixMutants},
-	{"replay-equivalence", []string{"replay-equivalence"}, "no ok replay", true, replayMutants},
-	{"boundary", []string{"boundary"}, "no ok read of a tenant's own key beside another tenant", true, boundaryMutants},
+	{"register", "no ok read of a written key", false, historyOnly(registerMutants)},
+	{"set", "no add with an ok read of the collection", false, historyOnly(setMutants)},
+	{"counter", "no add with an ok read of an integer", false, historyOnly(counterMutants)},
+	{"list-append", "no transaction appends to a list", false, historyOnly(appendMutants)},
+	{"rw-register", "no transaction writes a register", false, historyOnly(rwRegisterMutants)},
+	{"unique-ids", "fewer than two ok generates", false, historyOnly(uniqueIDMutants)},
+	{"queue", "no ok dequeue or drain of an enqueued queue", false, historyOnly(queueMutants)},
+	{"total-queue", "no ok dequeue or drain of an enqueued queue", false, historyOnly(totalQueueMutants)},
+	{"no-lost-ack", "no acknowledged write and ok final dump", true, lostAckMutants},
+	{"slo", "no window with ok ops to slow down", true, sloMutants},
+	{"fairness", "no group with ok ops to starve", true, fairnessMutants},
+	{"recovery", "no measured fault followed by an ok op", true, recoveryMutants},
+	{"bank", "no ok read of integer balances", true, bankMutants},
+	{"monotonic-reads", "no session reads a key twice", true, monotonicMutants},
+	{"read-your-writes", "no session reads a key after writing it", true, ryWMutants},
+	{"exactly-once", "no effect with a business key and ok final dump", true, exactlyOnceMutants},
+	{"replicas", "fewer than two replicas dumped their state", true, replicaMutants},
+	{"mutual-exclusion", "no acquire of a lock", true, mutexMutants},
+	{"prefix-order", "no produce with an ok consumer view", true, prefixMutants},
+	{"replay-equivalence", "no ok replay", true, replayMutants},
+	{"boundary", "no ok read of a tenant's own key beside another tenant", true, boundaryMutants},
 }
 
 // historyOnly adapts a family that reads the history alone.
@@ -203,11 +204,12 @@ func historyOnly(f func(v *view, rng *rand.Rand, max int) ([]Mutant, string)) fu
 }
 
 // fitting lists the families whose mutants break the claim of the checker
-// named name.
+// named name, as its registered check.Spec says, in the families' order.
 func fitting(name string) []family {
+	spec, _ := check.Lookup(name)
 	var out []family
 	for _, f := range families {
-		if slices.Contains(f.fits, name) {
+		if slices.Contains(spec.Mutants, f.name) {
 			out = append(out, f)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
 )
 
@@ -154,5 +155,44 @@ func TestMutantsNoShape(t *testing.T) {
 				t.Errorf("got %d mutants, reason %q; want none and %q", len(ms), why, tt.why)
 			}
 		})
+	}
+}
+
+// TestFamiliesFitRegisteredCheckers: the checkers' registered Mutants name
+// only families that exist, every family has a checker to judge it, and
+// the pairing is the one the audit has always used.
+func TestFamiliesFitRegisteredCheckers(t *testing.T) {
+	judged := map[string]bool{}
+	for _, s := range check.Checkers() {
+		for _, m := range s.Mutants {
+			if !slices.ContainsFunc(families, func(f family) bool { return f.name == m }) {
+				t.Errorf("%s lists mutant family %q, which does not exist", s.Name, m)
+			}
+			judged[m] = true
+		}
+	}
+	for _, f := range families {
+		if !judged[f.name] {
+			t.Errorf("no registered checker judges the %s family", f.name)
+		}
+	}
+	want := map[string][]string{
+		"linearizable": {"register"}, "set": {"set"}, "set-full": {"set"}, "counter": {"counter"},
+		"transactional": {"list-append", "rw-register"}, "unique-ids": {"unique-ids"},
+		"queue": {"queue"}, "total-queue": {"queue", "total-queue"}, "no-lost-ack": {"no-lost-ack"},
+		"slo": {"slo"}, "fairness": {"fairness"}, "recovery": {"recovery"}, "bank": {"bank"},
+		"monotonic-reads": {"monotonic-reads"}, "read-your-writes": {"read-your-writes"},
+		"exactly-once": {"exactly-once"}, "replicas": {"replicas"}, "mutual-exclusion": {"mutual-exclusion"},
+		"prefix-order": {"prefix-order"}, "replay-equivalence": {"replay-equivalence"}, "boundary": {"boundary"},
+		"final-state": nil, "stats": nil, "compose": nil,
+	}
+	for name, fams := range want {
+		var got []string
+		for _, f := range fitting(name) {
+			got = append(got, f.name)
+		}
+		if !slices.Equal(got, fams) {
+			t.Errorf("fitting(%s) = %v, want %v", name, got, fams)
+		}
 	}
 }

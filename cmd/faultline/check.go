@@ -1,26 +1,18 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/session"
 )
 
 type checkFlags struct {
@@ -80,27 +72,7 @@ func newCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check --model M [flags] HISTORY...",
 		Short: "Check recorded histories (Jepsen EDN, Jepsen logs, faultline JSONL)",
-		Long: `Check one or more recorded histories against a consistency model. Several
-files are checked in parallel; each gets one line, then a summary table.
-
-Models: ` + strings.Join(allModels(), ", ") + `
-(list-append and rw-register are transactional, checked Elle-style for the
-anomalies --consistency-model forbids; default strict-serializable. Models are
-Elle's lattice, PL-* names included. rw-register infers version orders from
-the initial state, and from --wfr-keys, --sequential-keys, --linearizable-keys
-and --transaction-order when given; with --init the initial state is known, so
-a read of a value nobody wrote and not initial is a garbage read, which
-without --init may be a value from before the history.)
-
-A history may be Jepsen's history.edn (a vector of op maps or one map per
-line), a Jepsen log (jepsen.util lines), or faultline's history.jsonl; the
-format is detected unless --format says otherwise. An op that crashed (info)
-may have taken effect at any time; a search that runs out of time is unknown,
-never valid.
-
-Exit codes: 0 all valid, 1 an anomaly found, 2 unknown (timeout, nothing to
-check), 3 input rejected (the message names file:line and what was expected),
-64 usage error. An anomaly outranks a rejected file, which outranks unknown.`,
+		Long:  strings.ReplaceAll(help("check"), "{{models}}", strings.Join(allModels(), ", ")),
 		Example: `  faultline check --model cas-register etcd_000.log
   faultline check --model kv --format edn c10-ok.txt c10-bad.txt
   faultline check --model multi-register --init '{x:0,y:0}' history.edn
@@ -133,37 +105,14 @@ check), 3 input rejected (the message names file:line and what was expected),
 	return cmd
 }
 
-// oracleModel is a --model value whose checker needs no model search.
-type oracleModel struct {
-	name string
-	make func(f checkFlags) check.Checker
-}
+// allModels lists every --model value, from the checker registry.
+func allModels() []string { return check.ModelNames() }
 
-// oracles are the --model values that need no model search, in the order
-// help lists them; each builds its checker from the flags.
-var oracles = []oracleModel{
-	{"set", func(checkFlags) check.Checker { return check.Set() }},
-	{"set-full", func(checkFlags) check.Checker { return check.SetFull(check.SetFullOptions{}) }},
-	{"counter", func(checkFlags) check.Checker { return check.Counter() }},
-	{"bank", func(f checkFlags) check.Checker { return check.Bank(check.BankOptions{Total: f.bank}) }},
-	{"unique-ids", func(checkFlags) check.Checker { return check.UniqueIDs() }},
-	{"queue", func(checkFlags) check.Checker { return check.Queue() }},
-	{"total-queue", func(checkFlags) check.Checker { return check.TotalQueue() }},
-}
-
-// allModels lists every --model value from where each kind is registered:
-// the linearizability models, the transactional workloads, then the oracles.
-func allModels() []string {
-	names := slices.Concat(check.Models(), check.TransactionalWorkloads)
-	for _, o := range oracles {
-		names = append(names, o.name)
-	}
-	return names
-}
-
-// newChecker builds the checker --model names.
+// newChecker builds the checker --model names, after refusing the flags
+// that do not apply to it.
 func newChecker(f checkFlags, init any) (check.Checker, error) {
-	if !slices.Contains(allModels(), f.model) {
+	spec, ok := check.ForModel(f.model)
+	if !ok {
 		return nil, fmt.Errorf("--model %q: no such model; want one of %s", f.model, strings.Join(allModels(), ", "))
 	}
 	if f.bank != 0 && f.model != "bank" {
@@ -172,19 +121,12 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 	if f.bank < 0 {
 		return nil, fmt.Errorf("--bank-total must not be negative, got %d", f.bank)
 	}
-	if i := slices.IndexFunc(oracles, func(o oracleModel) bool { return o.name == f.model }); i >= 0 {
-		if f.init != "nil" {
-			return nil, fmt.Errorf("--init does not apply to %s", f.model)
-		}
-		if set := f.txnOnly(false); set != "" {
-			return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
-		}
-		return oracles[i].make(f), nil
-	}
-	if slices.Contains(check.TransactionalWorkloads, f.model) {
-		hasInit := f.initSet || f.init != "nil"
+	o := check.Options{Model: f.model, Init: init, Bank: check.BankOptions{Total: f.bank}}
+	switch spec.Name {
+	case "transactional":
+		o.HasInit = f.initSet || f.init != "nil"
 		if f.model != "rw-register" {
-			if hasInit {
+			if o.HasInit {
 				return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.model)
 			}
 			if set := f.txnOnly(true); set != "" {
@@ -198,26 +140,22 @@ func newChecker(f checkFlags, init any) (check.Checker, error) {
 		if f.cycleBudget < 0 {
 			return nil, fmt.Errorf("--cycle-search-timeout must be positive, got %s", f.cycleBudget)
 		}
-		return check.Transactional(check.TransactionalOptions{Workload: f.model, ConsistencyModels: f.cms, Anomalies: f.anomalies,
+		o.Transactional = check.TransactionalOptions{ConsistencyModels: f.cms, Anomalies: f.anomalies,
 			CycleSearchBudget: f.cycleBudget, WritesFollowReads: f.wfrKeys, SequentialKeys: f.seqKeys, LinearizableKeys: f.linKeys,
-			TransactionOrder: order, Init: init, HasInit: hasInit})
+			TransactionOrder: order}
+	case "linearizable":
+		if set := f.txnOnly(false); set != "" {
+			return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
+		}
+	default: // the oracles: no model search, no initial state
+		if f.init != "nil" {
+			return nil, fmt.Errorf("--init does not apply to %s", f.model)
+		}
+		if set := f.txnOnly(false); set != "" {
+			return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
+		}
 	}
-	if set := f.txnOnly(false); set != "" {
-		return nil, fmt.Errorf("%s applies to list-append and rw-register, not %s", set, f.model)
-	}
-	return check.Linearizable(check.LinearizableOptions{Model: f.model, Init: init})
-}
-
-// checkOutcome is one history's result, or why it could not be checked.
-type checkOutcome struct {
-	File     string       `json:"file"`
-	Format   string       `json:"format,omitempty"`
-	Ops      int          `json:"ops"`
-	Valid    string       `json:"valid"` // valid, invalid, unknown, rejected
-	Summary  string       `json:"summary"`
-	Result   check.Result `json:"result"`
-	Rejected string       `json:"rejected,omitempty"`
-	Warning  string       `json:"warning,omitempty"`
+	return spec.New(o)
 }
 
 func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
@@ -241,39 +179,21 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	defer stop()
 
 	out := cmd.OutOrStdout()
-	outcomes := make([]checkOutcome, len(files))
-	done := make([]chan struct{}, len(files))
-	for i := range done {
-		done[i] = make(chan struct{})
-	}
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	go func() {
-		for i := range files {
-			g.Go(func() error {
-				outcomes[i] = checkOne(ctx, checker, files[i], format, f)
-				close(done[i])
-				return nil
-			})
-		}
-	}()
 	// Lines come out in argument order, each as soon as it and those before it are done.
-	for i := range files {
-		<-done[i]
+	outcomes := session.CheckFiles(ctx, checker, files, format, session.CheckOptions{Timeout: f.timeout, Out: f.out}, func(o session.FileOutcome) {
 		if !f.json {
-			printOutcomeLine(out, outcomes[i])
+			o.WriteText(out)
 		}
-	}
-	_ = g.Wait()
+	})
 
 	code := checkExitCode(outcomes)
 	if f.json {
-		doc := map[string]any{"valid": overall(code), "exit_code": code, "model": f.model, "files": outcomes}
+		doc := map[string]any{"valid": session.Overall(code), "exit_code": code, "model": f.model, "files": outcomes}
 		if err := printJSON(out, doc); err != nil {
 			return err
 		}
 	} else if len(files) > 1 {
-		if err := printOutcomeTable(out, outcomes); err != nil {
+		if err := session.WriteCheckTable(out, outcomes); err != nil {
 			return err
 		}
 	}
@@ -283,141 +203,14 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	return nil
 }
 
-func checkOne(ctx context.Context, c check.Checker, file string, format history.Format, f checkFlags) (o checkOutcome) {
-	o.File = file
-	// A checker that panics on one file costs that file's answer, not the
-	// others' nor the process.
-	defer func() {
-		if p := recover(); p != nil {
-			msg := fmt.Sprintf("internal error: the checker panicked on this history (a bug in faultline; please report it with the file): %v", p)
-			o.Valid, o.Summary, o.Result = internalError, msg, check.Result{Valid: check.Unknown, Summary: msg}
-		}
-	}()
-	h, err := history.ReadFile(file, format)
-	if err != nil {
-		o.Valid, o.Rejected, o.Summary = "rejected", err.Error(), err.Error()
-		return o
-	}
-	o.Format, o.Ops = string(h.Format), len(h.Ops)
-	if h.TruncatedTail {
-		o.Warning = "the last line was incomplete (a killed run?) and was ignored"
-	}
-	env := check.Env{Timeout: f.timeout}
-	if f.out != "" {
-		env.OutDir = filepath.Join(f.out, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
-		if err := os.MkdirAll(env.OutDir, 0o755); err != nil {
-			o.Valid, o.Rejected, o.Summary = "rejected", err.Error(), err.Error()
-			return o
-		}
-	}
-	o.Result = c.Check(ctx, h.Ops, env)
-	o.Valid, o.Summary = string(o.Result.Valid), o.Result.Summary
-	if err := o.Result.Input; err != nil {
-		// The file is not a history this checker can read: rejected (exit
-		// 3) at its line, as a parse error is, not an honest "unknown".
-		where := file
-		var oe *history.OpError
-		if errors.As(err, &oe) {
-			if line := h.LineOf(oe.Index); line > 0 {
-				where = fmt.Sprintf("%s:%d", file, line)
-			}
-		}
-		o.Valid, o.Rejected = "rejected", where+": "+err.Error()
-		o.Summary = o.Rejected
-		return o
-	}
-	if env.OutDir != "" && o.Result.Explanation != "" {
-		text := o.Result.Summary + "\n\n" + o.Result.Explanation + "\n"
-		if err := os.WriteFile(filepath.Join(env.OutDir, "explanation.txt"), []byte(text), 0o644); err != nil {
-			o.Warning = strings.TrimSpace(o.Warning + "; " + err.Error())
-		}
-	}
-	return o
-}
-
-func printOutcomeLine(w io.Writer, o checkOutcome) {
-	fmt.Fprintf(w, "%s: %s: %s\n", o.File, strings.ToUpper(o.Valid), o.Summary)
-	if o.Warning != "" {
-		fmt.Fprintf(w, "%s: warning: %s\n", o.File, o.Warning)
-	}
-	if o.Valid != "valid" {
-		printIndented(w, o.Result.Explanation)
-	}
-	for _, a := range o.Result.Artifacts {
-		fmt.Fprintf(w, "  wrote %s\n", a)
-	}
-}
-
-func printOutcomeTable(w io.Writer, outs []checkOutcome) error {
-	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
-	t.Header("history", "format", "ops", "result")
-	for _, o := range outs {
-		if err := t.Append(filepath.Base(o.File), o.Format, fmt.Sprint(o.Ops), o.Valid); err != nil {
-			return err
-		}
-	}
-	counts := map[string]int{}
-	for _, o := range outs {
-		counts[o.Valid]++
-	}
-	t.Footer("", "", "", fmt.Sprintf("%d valid, %d invalid, %d unknown, %d rejected",
-		counts["valid"], counts["invalid"], counts["unknown"], counts["rejected"]))
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("render table: %w", err)
-	}
-	return nil
-}
-
 // checkExitCode ranks outcomes: an anomaly found, then a rejected input, then unknown.
-func checkExitCode(outs []checkOutcome) int {
+func checkExitCode(outs []session.FileOutcome) int {
 	results := make([]string, len(outs))
 	for i, o := range outs {
 		results[i] = o.Valid
 	}
-	return worstExit(results)
+	return session.ExitCode(results)
 }
-
-// worstExit maps per-item results (valid, invalid, unknown, and rejected or
-// error for input that could not be used) to one exit code: an anomaly
-// found outranks unusable input, which outranks unknown.
-func worstExit(results []string) int {
-	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitRejected: 2, exitInternal: 3, exitFail: 4}
-	code := exitOK
-	for _, r := range results {
-		c := exitUnknown
-		switch r {
-		case "valid":
-			c = exitOK
-		case "invalid":
-			c = exitFail
-		case "rejected", "error":
-			c = exitRejected
-		case internalError:
-			c = exitInternal
-		}
-		if rank[c] > rank[code] {
-			code = c
-		}
-	}
-	return code
-}
-
-func overall(code int) string {
-	switch code {
-	case exitOK:
-		return "valid"
-	case exitFail:
-		return "invalid"
-	case exitRejected:
-		return "rejected"
-	case exitInternal:
-		return internalError
-	}
-	return "unknown"
-}
-
-// internalError is the result of an item a faultline bug stopped.
-const internalError = "internal-error"
 
 // parseTxnOrder parses --transaction-order: INDEX:POS pairs, comma-separated,
 // each a transaction's completion history index and its commit position.

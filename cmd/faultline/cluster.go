@@ -14,15 +14,7 @@ func newClusterCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster up|down|status",
 		Short: "Create, remove or inspect a local test cluster (network namespaces + sshd; needs root)",
-		Long: `A local test cluster is N network namespaces on a bridge, each node with its
-own sshd, hostname, PID and mount namespace (private /opt, /tmp, /root, /run),
-generated host and client keys, a known_hosts file and a nodes file that
-'faultline run --nodes-file' accepts. Everything lives under --state-dir and
-is named with --prefix; down removes exactly that and nothing else.
-
-up is idempotent: on a healthy cluster of the same size it changes nothing,
-after a crash it repairs what is missing. Needs root and the Debian packages
-iproute2, util-linux and openssh-server.`,
+		Long:  help("cluster"),
 		Example: `  sudo faultline cluster up --nodes 5
   sudo faultline cluster status
   sudo faultline cluster down`,

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/session"
 )
 
 // The demo is faultline's first impression: it must work as a user without
@@ -90,7 +92,7 @@ func TestDemo(t *testing.T) {
 		if code != exitOK || !strings.Contains(stdout, "replay: faultline replay ") {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		var rec reduction
+		var rec session.Reduction
 		dir := onlySession(t, filepath.Join(d.out("reduce"), "reduce-demo-store"))
 		readJSON(t, filepath.Join(dir, "reduce.json"), &rec)
 		if rec.EventsAfter >= rec.EventsBefore || rec.Reproduced < 1 {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+
+	"github.com/faultline/faultline/session"
 )
 
 // Exit codes shared by run and check (DESIGN.md, "CLI").
@@ -35,6 +37,19 @@ func (e *exitError) Error() string {
 }
 
 func (e *exitError) Unwrap() error { return e.err }
+
+// sessionExit is the exit code of each kind of session.Error.
+var sessionExit = map[session.ErrorKind]int{session.Rejected: exitRejected, session.Usage: exitUsage, session.Undecided: exitUnknown}
+
+// exitOf turns a session.Error into the exit its kind means; other errors
+// are returned as they are.
+func exitOf(err error) error {
+	var se *session.Error
+	if errors.As(err, &se) {
+		return &exitError{code: sessionExit[se.Kind], err: se.Err}
+	}
+	return err
+}
 
 func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}

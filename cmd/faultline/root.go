@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/internal/buildinfo"
 	"github.com/faultline/faultline/interp"
 )
 
@@ -17,26 +17,9 @@ var version = ""
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "faultline",
-		Short: "Run distributed-system test scenarios and tell the truth about what they found",
-		Long: `faultline runs Jepsen-style tests: a workload of client operations, faults
-injected on a schedule, a recorded history, and checkers that decide whether
-what the system did is allowed (linearizability and more).
-
-Start here:
-  faultline demo                                    the example plan against a local demo cluster
-  faultline run examples/plans/demo.md --local      the same plan, run as any plan is
-  faultline run examples/scenarios/register.star    run a scenario, write a session directory
-  faultline check --model cas-register history.edn  check a recorded (Jepsen) history
-  faultline lint PLAN.md|SCENARIO.star              validate a plan or script without running it
-
-Exit codes of run and check: 0 valid, 1 anomaly found, 2 unknown,
-3 input rejected (message names file:line), 64 usage error. 'go run' reports
-every non-zero exit as 1: build it (go install ./cmd/faultline) to see them.
-
-Flag conventions: --out DIR says where files go (a session root, or
-explanations); -o/--output FORMAT (text or json) says what stdout looks like,
-on the commands that have formats (run, check).`,
+		Use:           "faultline",
+		Short:         "Run distributed-system test scenarios and tell the truth about what they found",
+		Long:          help("faultline"),
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -63,30 +46,8 @@ func newVersionCmd() *cobra.Command {
 	}
 }
 
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v := bi.Main.Version
-		rev, dirty := "", ""
-		for _, s := range bi.Settings {
-			switch {
-			case s.Key == "vcs.revision" && len(s.Value) >= 12:
-				rev = s.Value[:12]
-			case s.Key == "vcs.modified" && s.Value == "true":
-				dirty = ", modified" // built from a checkout with uncommitted changes
-			}
-		}
-		if rev != "" {
-			v += " (" + rev + dirty + ")"
-		}
-		if v != "" {
-			return v
-		}
-	}
-	return "(devel)"
-}
+// buildVersion is the version faultline says it is.
+func buildVersion() string { return buildinfo.Version(version) }
 
 // minArgs returns an Args validator that wants at least n arguments and
 // reports a usage error otherwise.

@@ -4,7 +4,12 @@
 package all
 
 import (
+	_ "github.com/faultline/faultline/star/check"
+	_ "github.com/faultline/faultline/star/client"
 	_ "github.com/faultline/faultline/star/control"
+	_ "github.com/faultline/faultline/star/evidence"
+	_ "github.com/faultline/faultline/star/gen"
 	_ "github.com/faultline/faultline/star/httpmod"
+	_ "github.com/faultline/faultline/star/nemesis"
 	_ "github.com/faultline/faultline/star/netmod"
 )

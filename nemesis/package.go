@@ -1,0 +1,121 @@
+package nemesis
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/faultline/faultline/gen"
+	"github.com/faultline/faultline/history"
+)
+
+// Package is a nemesis: a generator of fault cycles (wait interval, inject,
+// hold, heal) for the nemesis thread, and a final generator that heals
+// everything the cycles may leave. Build one with Cycle, Compose or Custom;
+// scenarios build them with the Starlark "nemesis" module (star/nemesis).
+type Package struct {
+	name   string
+	gen    gen.Generator
+	cycles []faultCycle // the schedule of a package built from fault cycles
+	final  gen.Generator
+}
+
+// Name is what the package was built as: a fault's name, "compose" or
+// "custom".
+func (p *Package) Name() string { return p.name }
+
+// Generator returns the fault cycles (nemesis ops, not yet routed).
+func (p *Package) Generator() gen.Generator { return p.gen }
+
+// Final returns the generator that heals what the cycles may leave.
+func (p *Package) Final() gen.Generator { return p.final }
+
+// Heal returns a generator of one heal op: every fault removed from every
+// node (the final generator of every package).
+func Heal() gen.Generator {
+	return gen.Op(history.Op{Process: history.NemesisProcess, Type: history.Invoke, F: "heal"})
+}
+
+// Custom makes a package of any generator of nemesis ops; its final is a
+// single heal. It has no schedule to list (Planned is nil).
+func Custom(g gen.Generator) *Package {
+	return &Package{name: "custom", gen: g, final: Heal()}
+}
+
+// FirstAfterInterval is the Timing.Start that puts a cycle's first fault
+// one interval into the run (the default).
+const FirstAfterInterval time.Duration = -1
+
+// Timing is when a fault cycle acts: the first fault at Start, held for
+// Hold, then again Interval after each heal; with Repeat false the fault
+// happens once, at Start. A fault with no end op (file corruption) ignores
+// Hold and comes again every Interval.
+type Timing struct {
+	Start, Interval, Hold time.Duration
+	Repeat                bool
+}
+
+// DefaultTiming is the timing a scenario gets when it gives none: every
+// 10s, held 10s, the first one interval in, repeated.
+func DefaultTiming() Timing {
+	return Timing{Start: FirstAfterInterval, Interval: 10 * time.Second, Hold: 10 * time.Second, Repeat: true}
+}
+
+// Cycle is the package of one fault, named as scenarios name it (Lookup),
+// injected with value (the Inject op's value: a grudge spec for a
+// partition, {"nodes": ..., ...} for the others; the fault's Validate
+// checks it) at the times tm gives.
+func Cycle(name string, value any, tm Timing) (*Package, error) {
+	f, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("nemesis: no fault named %q", name)
+	}
+	if f.Validate != nil {
+		if err := f.Validate(value); err != nil {
+			return nil, fmt.Errorf("nemesis.%s: %w", name, err)
+		}
+	}
+	if tm.Interval < 0 || tm.Hold <= 0 || tm.Start < FirstAfterInterval {
+		return nil, fmt.Errorf("nemesis.%s: hold must be positive, interval and start not negative", name)
+	}
+	if tm.Start == FirstAfterInterval {
+		tm.Start = tm.Interval
+	}
+	cycles := []faultCycle{{inject: f.Inject, heal: f.End, value: value, tm: tm}}
+	return &Package{name: name, gen: newTimeline(cycles), cycles: cycles, final: Heal()}, nil
+}
+
+// Compose runs every package's faults at their own times (they may
+// overlap), with one final heal. Packages that are all fault cycles share
+// one timeline, so each fault keeps the times it was given; with a custom
+// package among them the generators are mixed.
+func Compose(ps ...*Package) (*Package, error) {
+	if len(ps) == 0 {
+		return nil, errors.New("nemesis.compose: no nemeses")
+	}
+	var (
+		gens   []gen.Generator
+		cycles []faultCycle
+		timed  = true
+	)
+	for _, p := range ps {
+		gens = append(gens, p.gen)
+		cycles = append(cycles, p.cycles...)
+		timed = timed && p.cycles != nil
+	}
+	if timed {
+		return &Package{name: "compose", gen: newTimeline(cycles), cycles: cycles, final: Heal()}, nil
+	}
+	return &Package{name: "compose", gen: gen.Mix(gens...), final: Heal()}, nil
+}
+
+// stopValue is what the healing op of a cycle carries: process faults need
+// the same spec (start needs the restart command), network faults nothing.
+func stopValue(v any) any {
+	if m, ok := v.(map[string]any); ok {
+		if _, ok := m["pattern"]; ok {
+			return m
+		}
+	}
+	return nil
+}

@@ -1,0 +1,38 @@
+package probe
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/faultline/faultline/plans"
+)
+
+// TestUsesFaultCapabilities: a fault's host capabilities come from nemesis'
+// registry; in local mode the proxy mesh carries network faults, which then
+// need nothing of the host.
+func TestUsesFaultCapabilities(t *testing.T) {
+	compiled := []plans.CompiledScenario{
+		{ID: "S1", Source: `nemesis = nemesis.compose([nemesis.partition(spec = "one"), nemesis.delay(nodes = "one")])`},
+		{ID: "S2", Source: `nemesis = nemesis.kill(nodes = "one", pattern = "x", command = ["x"])`},
+		{ID: "S3", Source: `nemesis = nemesis.loss(probability = 0.3)` + "\nclient = client.postgres()"},
+	}
+	got := Uses(compiled, false)
+	want := map[string][]string{
+		"S1": {"root", "tc-netem", "iptables"},
+		"S3": {"iptables", "root", "postgresql"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("uses %v, want %v", got, want)
+	}
+	for id, caps := range want {
+		for _, c := range caps {
+			if !slices.Contains(got[id], c) {
+				t.Errorf("%s: uses %v, want %s among them", id, got[id], c)
+			}
+		}
+	}
+	local := Uses(compiled, true)
+	if _, ok := local["S1"]; ok || !slices.Equal(local["S3"], []string{"postgresql"}) {
+		t.Errorf("local uses %v: network faults need no host capability", local)
+	}
+}

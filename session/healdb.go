@@ -1,0 +1,177 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/nemesis"
+)
+
+// sessionDB is one scenario a session ran, as its schedule recorded it:
+// the script to load and where its artifacts are.
+type sessionDB struct {
+	header interp.ScheduleHeader
+	dirs   []string // artifact directories of its runs (re-runs included)
+}
+
+// sessionDBs reads which scenarios of which scripts a session ran, from the
+// headers of its artifacts/*/schedule.jsonl (written when the workload
+// starts, so a killed run has one), one entry per script and scenario.
+func sessionDBs(session string) ([]*sessionDB, error) {
+	paths, err := filepath.Glob(filepath.Join(session, "artifacts", "*", interp.ScheduleFile))
+	if err != nil {
+		return nil, fmt.Errorf("heal --session %s: %w", session, err)
+	}
+	if len(paths) == 0 {
+		if _, err := os.Stat(filepath.Join(session, "artifacts")); err != nil {
+			return nil, fmt.Errorf("heal --session: %s is not a faultline session (no artifacts/): %w", session, err)
+		}
+		return nil, fmt.Errorf("heal --session: %s recorded no schedule (artifacts/*/%s): it was killed before its workload started, so it does not say what it set up", session, interp.ScheduleFile)
+	}
+	slices.Sort(paths)
+	var out []*sessionDB
+	for _, p := range paths {
+		h, _, err := interp.ReadSchedule(p)
+		if err != nil {
+			return nil, fmt.Errorf("heal --session: %w", err)
+		}
+		i := slices.IndexFunc(out, func(s *sessionDB) bool {
+			return s.header.Script == h.Script && s.header.Scenario == h.Scenario
+		})
+		if i < 0 {
+			out = append(out, &sessionDB{header: h})
+			i = len(out) - 1
+		}
+		out[i].dirs = append(out[i].dirs, filepath.Dir(p))
+	}
+	return out, nil
+}
+
+// logsDir is where heal saves a recorded run's db logs: the artifact
+// directory of the run that never saved its own (a run saves them into
+// logs/ just before its teardown, so one without logs/ was killed first),
+// or "" when every run saved them.
+func (s *sessionDB) logsDir() string {
+	for _, d := range slices.Backward(s.dirs) {
+		if _, err := os.Stat(filepath.Join(d, "logs")); errors.Is(err, os.ErrNotExist) {
+			return d
+		}
+	}
+	return ""
+}
+
+// HealSessionDBs tears down, on every node of pool, the db of every
+// scenario session ran: it loads each recorded script (with libs, the
+// run's --lib roots), takes the scenario's db recipe and runs its teardown,
+// after saving the logs of a run that was killed before it saved them. It
+// reports per scenario on out and returns the failures.
+func HealSessionDBs(ctx context.Context, pool *control.Pool, session string, libs map[string]string, out, stderr io.Writer) error {
+	dbs, err := sessionDBs(session)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, s := range dbs {
+		h := s.header
+		label := fmt.Sprintf("db of %s (%s)", h.Scenario, h.Script)
+		if h.Local {
+			fmt.Fprintf(out, "%s: ran on local nodes, whose daemons and directories ended with that run: nothing to tear down\n", label)
+			continue
+		}
+		if missing := missingNodes(h.Nodes, pool); len(missing) > 0 {
+			fmt.Fprintf(out, "%s: warning: the run's nodes %s are not among the nodes given; tearing down on those given\n", label, strings.Join(missing, ", "))
+		}
+		sc, err := loadRecorded(ctx, h, libs, pool, stderr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", label, err))
+			fmt.Fprintf(out, "%s: not torn down: %v\n", label, err)
+			continue
+		}
+		d := sc.DB
+		if d == nil {
+			fmt.Fprintf(out, "%s: the scenario has no db recipe: nothing to tear down\n", label)
+			continue
+		}
+		logs := s.logsDir()
+		note := func(m string) { fmt.Fprintf(stderr, "faultline: heal: %s: %s\n", label, m) }
+		if err := d.TeardownEverywhere(ctx, pool, stderr, logs, note); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", label, err))
+			fmt.Fprintf(out, "%s: teardown failed: %v\n", label, err)
+			continue
+		}
+		what := "torn down on " + strings.Join(nodeNames(pool), ", ")
+		if logs != "" {
+			what += "; its logs saved in " + filepath.Join(logs, "logs")
+		}
+		fmt.Fprintf(out, "%s: %s\n", label, what)
+	}
+	return errors.Join(errs...)
+}
+
+// missingNodes lists the recorded nodes that pool lacks.
+func missingNodes(recorded []string, pool *control.Pool) []string {
+	have := nodeNames(pool)
+	var out []string
+	for _, n := range recorded {
+		if !slices.Contains(have, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func nodeNames(pool *control.Pool) []string {
+	var out []string
+	for _, n := range pool.Nodes() {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+// HealOptions say what Heal tears down besides the faults, and where it
+// reports.
+type HealOptions struct {
+	// Session, when set, is a killed run's session directory: Heal also
+	// tears down the db its scenarios set up (HealSessionDBs).
+	Session string
+	// Libs are that run's load roots, NAME=DIR.
+	Libs []string
+	// Report gets one line per node and per db; nil discards them.
+	Report io.Writer
+	// Progress gets diagnostics; nil discards them.
+	Progress io.Writer
+}
+
+// Heal removes from every node of pool whatever faultline's nemesis may
+// have left there (nemesis.HealAll), reports per node, then, with
+// o.Session, tears down what that session's runs set up: the db goes after
+// the faults, so its teardown is not cut off by a partition the killed run
+// left. It returns every failure; malformed Libs are a Usage Error.
+func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
+	if o.Report == nil {
+		o.Report = io.Discard
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	libs, err := interp.ParseLibs(o.Libs)
+	if err != nil {
+		return usage("heal: %w", err)
+	}
+	rep, err := nemesis.HealAll(ctx, pool)
+	WriteHealReport(o.Report, rep, err)
+	if o.Session == "" {
+		fmt.Fprintln(o.Report, "db: left as it is (heal --session DIR tears down what that session's runs set up)")
+	} else if dberr := HealSessionDBs(ctx, pool, o.Session, libs, o.Report, o.Progress); dberr != nil {
+		err = errors.Join(err, dberr)
+	}
+	return err
+}
