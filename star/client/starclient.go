@@ -266,6 +266,11 @@ func (w *starWorker) Invoke(ctx context.Context, op history.Op) history.Op {
 		return indeterminate(op, "invoke: "+w.dead)
 	}
 	if err != nil {
+		if client.IsDefinite(err) {
+			// A builtin (sql's, say) knows the op cannot have taken effect.
+			op.Type, op.Error = history.Fail, "invoke: "+scriptMessage(err)
+			return op
+		}
 		return indeterminate(op, "invoke: "+scriptMessage(err))
 	}
 	return completion(op, v)
