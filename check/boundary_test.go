@@ -3,6 +3,8 @@ package check
 import (
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestBoundary(t *testing.T) {
@@ -47,7 +49,7 @@ func TestBoundary(t *testing.T) {
 
 // The control counts are the details the verdict's positive-only audit reads.
 func TestBoundaryControls(t *testing.T) {
-	h := ednOps(t,
+	h := testhist.EDN(t,
 		`{:process 0 :type :invoke :f :read :key "a/1" :value nil}`, `{:process 0 :type :ok :f :read :key "a/1" :value "a/x"}`,
 		`{:process 1 :type :invoke :f :read :key "a/1" :tenant "b" :value nil}`, `{:process 1 :type :fail :f :read :key "a/1" :tenant "b" :value nil}`,
 		`{:process 1 :type :invoke :f :read :key "b/1" :value nil}`, `{:process 1 :type :ok :f :read :key "b/1" :value "b/y"}`,
@@ -66,7 +68,7 @@ func TestBoundaryControls(t *testing.T) {
 
 // Controls reads the counts through a compose, as a scenario's checker has.
 func TestControls(t *testing.T) {
-	h := ednOps(t,
+	h := testhist.EDN(t,
 		`{:process 0 :type :invoke :f :read :key "a/1" :value nil}`, `{:process 0 :type :ok :f :read :key "a/1" :value "a/x"}`,
 		`{:process 1 :type :invoke :f :read :key "a/1" :tenant "b" :value nil}`, `{:process 1 :type :ok :f :read :key "a/1" :tenant "b" :value nil}`,
 	)

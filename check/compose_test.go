@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // fixed is a stub checker that returns a canned result.
@@ -116,7 +117,7 @@ func TestComposeRunsConcurrently(t *testing.T) {
 
 func TestComposeArtifacts(t *testing.T) {
 	dir := t.TempDir()
-	h := jlog(t, staleRead...)
+	h := testhist.JepsenLog(t, staleRead...)
 	c := Compose(mustLinearizable(t, "register", nil), Stats(), mustLinearizable(t, "cas-register", nil))
 	res := c.Check(context.Background(), h, Env{OutDir: dir})
 	want := []string{VisualizationFile, "linearizable-2/" + VisualizationFile}

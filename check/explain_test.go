@@ -2,12 +2,14 @@ package check
 
 import (
 	"context"
-	goldenfile "github.com/faultline/faultline/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	goldenfile "github.com/faultline/faultline/internal/golden"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // golden compares got with testdata/name, or rewrites it under -update.
@@ -57,7 +59,7 @@ func TestExplanationGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
-			res := run(t, mustLinearizable(t, tt.model, tt.init), jlog(t, tt.h...))
+			res := run(t, mustLinearizable(t, tt.model, tt.init), testhist.JepsenLog(t, tt.h...))
 			if res.Valid != Invalid {
 				t.Fatalf("got %s: %s", res.Valid, res.Summary)
 			}
@@ -68,7 +70,7 @@ func TestExplanationGolden(t *testing.T) {
 
 // TestExplanationContent pins the facts the text must carry, independent of layout.
 func TestExplanationContent(t *testing.T) {
-	res := run(t, mustLinearizable(t, "register", nil), jlog(t, staleRead...))
+	res := run(t, mustLinearizable(t, "register", nil), testhist.JepsenLog(t, staleRead...))
 	for _, want := range []string{
 		"Longest linearizable prefix: 3 of 4 ops", // write 1, write 2, then the info write 3 fits too
 		"#6->#8 (p2 read -> 1) cannot be linearized",
@@ -96,7 +98,7 @@ func TestTimeoutGolden(t *testing.T) {
 func TestVisualization(t *testing.T) {
 	t.Run("invalid writes the page with nemesis windows", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "out")
-		res := mustLinearizable(t, "register", nil).Check(context.Background(), jlog(t, staleRead...), Env{OutDir: dir})
+		res := mustLinearizable(t, "register", nil).Check(context.Background(), testhist.JepsenLog(t, staleRead...), Env{OutDir: dir})
 		if res.Valid != Invalid || len(res.Artifacts) != 1 || res.Artifacts[0] != VisualizationFile {
 			t.Fatalf("got %s, artifacts %v", res.Valid, res.Artifacts)
 		}
@@ -122,7 +124,7 @@ func TestVisualization(t *testing.T) {
 	})
 	t.Run("valid writes nothing", func(t *testing.T) {
 		dir := t.TempDir()
-		h := jlog(t, "0 :invoke :write 1", "0 :ok :write 1")
+		h := testhist.JepsenLog(t, "0 :invoke :write 1", "0 :ok :write 1")
 		res := mustLinearizable(t, "register", nil).Check(context.Background(), h, Env{OutDir: dir})
 		entries, _ := os.ReadDir(dir)
 		if res.Valid != Valid || len(res.Artifacts) != 0 || len(entries) != 0 {
@@ -134,7 +136,7 @@ func TestVisualization(t *testing.T) {
 		if err := os.WriteFile(file, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		res := mustLinearizable(t, "register", nil).Check(context.Background(), jlog(t, staleRead...), Env{OutDir: file})
+		res := mustLinearizable(t, "register", nil).Check(context.Background(), testhist.JepsenLog(t, staleRead...), Env{OutDir: file})
 		if res.Valid != Invalid || len(res.Artifacts) != 0 || !strings.Contains(res.Explanation, "visualization could not be written") {
 			t.Fatalf("got %s, artifacts %v:\n%s", res.Valid, res.Artifacts, res.Explanation)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // TestModels runs small valid and invalid histories through every model.
@@ -172,9 +173,9 @@ func TestModels(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var h []history.Op
 			if tt.h == nil {
-				h = ednOps(t, `{:process 0, :type :invoke, :f :write, :key "x", :value 1}`)
+				h = testhist.EDN(t, `{:process 0, :type :invoke, :f :write, :key "x", :value 1}`)
 			} else {
-				h = jlog(t, tt.h...)
+				h = testhist.JepsenLog(t, tt.h...)
 			}
 			res := run(t, mustLinearizable(t, tt.model, tt.init), h)
 			if res.Valid != tt.want {
@@ -195,7 +196,7 @@ func TestModels(t *testing.T) {
 
 // TestKVKeysFromOps checks kv partitioning by Op.Key as the EDN corpus writes it.
 func TestKVKeysFromOps(t *testing.T) {
-	h := ednOps(t,
+	h := testhist.EDN(t,
 		`{:process 0, :type :invoke, :f :put, :key "a", :value "1"}`,
 		`{:process 0, :type :ok, :f :put, :key "a", :value "1"}`,
 		`{:process 1, :type :invoke, :f :put, :key "b", :value "2"}`,
@@ -225,9 +226,9 @@ func TestKVKeysFromOps(t *testing.T) {
 func TestNothingTookEffect(t *testing.T) {
 	tests := map[string][]history.Op{
 		"empty":        nil,
-		"only failed":  jlog(t, "0 :invoke :write 1", "0 :fail :write 1"),
-		"only nemesis": jlog(t, ":nemesis :info :start-partition nil", ":nemesis :info :start-partition :majority"),
-		"only unknown reads": jlog(t, "0 :invoke :read nil", "0 :info :read :timed-out",
+		"only failed":  testhist.JepsenLog(t, "0 :invoke :write 1", "0 :fail :write 1"),
+		"only nemesis": testhist.JepsenLog(t, ":nemesis :info :start-partition nil", ":nemesis :info :start-partition :majority"),
+		"only unknown reads": testhist.JepsenLog(t, "0 :invoke :read nil", "0 :info :read :timed-out",
 			"1 :invoke :read nil"),
 	}
 	for name, h := range tests {
@@ -279,7 +280,7 @@ func hardHistory(t testing.TB, n int) []history.Op {
 		lines = append(lines, strings.Join([]string{itoa(p), ":invoke :write", itoa(p + 100)}, " "))
 	}
 	lines = append(lines, itoa(n)+" :invoke :read nil", itoa(n)+" :ok :read 99999")
-	return jlog(t, lines...)
+	return testhist.JepsenLog(t, lines...)
 }
 
 func itoa(i int) string { return formatValue(int64(i)) }
@@ -335,7 +336,7 @@ func TestContextEndsSearch(t *testing.T) {
 // keys it read, a failed one a dropped failure, an unknown one a dropped
 // read, so consumed + dropped still equals the client ops issued.
 func TestLinearizableAccountsForDumps(t *testing.T) {
-	h := jlog(t, "0 :invoke :write [:x 1]", "0 :ok :write [:x 1]",
+	h := testhist.JepsenLog(t, "0 :invoke :write [:x 1]", "0 :ok :write [:x 1]",
 		"2 :invoke :dump nil", "2 :fail :dump nil", "2 :invoke :dump nil", "2 :info :dump nil",
 		"2 :invoke :dump nil", `2 :ok :dump {"x" 1 "y" nil}`)
 	res := run(t, mustLinearizable(t, "kv", nil), h)

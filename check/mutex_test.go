@@ -3,6 +3,8 @@ package check
 import (
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestMutualExclusion(t *testing.T) {
@@ -57,7 +59,7 @@ func TestMutualExclusion(t *testing.T) {
 
 // With a lease, a hold ends when the lease runs out even without a release.
 func TestMutualExclusionLease(t *testing.T) {
-	h := ednOps(t,
+	h := testhist.EDN(t,
 		`{:process 0 :type :invoke :f :acquire :time 0 :value nil}`, `{:process 0 :type :ok :f :acquire :time 1000000 :value nil}`,
 		`{:process 1 :type :invoke :f :acquire :time 5000000000 :value nil}`, `{:process 1 :type :ok :f :acquire :time 6000000000 :value nil}`,
 	)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestNemesisWindows(t *testing.T) {
@@ -51,7 +52,7 @@ func TestNemesisWindows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := jlog(t, tt.h...)
+			h := testhist.JepsenLog(t, tt.h...)
 			pairs, err := history.Pair(h)
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +69,7 @@ func TestNemesisWindows(t *testing.T) {
 }
 
 func TestNemesisAnnotations(t *testing.T) {
-	h := jlog(t, ":nemesis :info :start-partition nil", `:nemesis :info :start-partition "cut n1"`,
+	h := testhist.JepsenLog(t, ":nemesis :info :start-partition nil", `:nemesis :info :start-partition "cut n1"`,
 		":nemesis :info :stop-partition nil", ":nemesis :info :stop-partition nil")
 	pairs, err := history.Pair(h)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // fault makes a nemesis op pair of function f, invoked at start and
@@ -76,7 +78,7 @@ func TestRecovery(t *testing.T) {
 // Jepsen does: the gap starts at the second record, the completion.
 func TestRecoveryJepsenInfoPairs(t *testing.T) {
 	ms := int64(time.Millisecond)
-	h := ednOps(t,
+	h := testhist.EDN(t,
 		fmt.Sprintf(`{:process :nemesis :type :info :f :kill :time %d}`, 0),
 		fmt.Sprintf(`{:process :nemesis :type :info :f :kill :time %d}`, 900*ms),
 		fmt.Sprintf(`{:process 0 :type :invoke :f :write :time %d}`, 950*ms),
@@ -97,7 +99,7 @@ func BenchmarkRecovery(b *testing.B) {
 			lines = append(lines, series(p, 10, "write", int64(i)*1000+10, 3, "ok", "")...)
 		}
 	}
-	h := ednOps(b, lines...)
+	h := testhist.EDN(b, lines...)
 	c, _ := Recovery(RecoveryOptions{Within: time.Second, After: []string{"kill"}, F: []string{"write"}})
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // verdictCase is one small history with the verdict a checker must reach and
@@ -25,9 +26,9 @@ func runVerdicts(t *testing.T, c Checker, cases []verdictCase) {
 		t.Run(tt.name, func(t *testing.T) {
 			var h []history.Op
 			if len(tt.lines) > 0 && strings.HasPrefix(tt.lines[0], "{") {
-				h = ednOps(t, tt.lines...)
+				h = testhist.EDN(t, tt.lines...)
 			} else {
-				h = jlog(t, tt.lines...)
+				h = testhist.JepsenLog(t, tt.lines...)
 			}
 			r := run(t, c, h)
 			if r.Valid != tt.want {

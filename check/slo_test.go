@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // timed makes an op pair of function f for process p, invoked at start and
@@ -62,7 +64,7 @@ func BenchmarkSLO(b *testing.B) {
 	for p := range 10 {
 		lines = append(lines, series(p, 1000, "read", int64(p), int64(p%7), "ok", "")...)
 	}
-	h := ednOps(b, lines...)
+	h := testhist.EDN(b, lines...)
 	c, _ := SLO(SLOOptions{P99: time.Second, Window: time.Second})
 	b.ReportAllocs()
 	for b.Loop() {

@@ -3,6 +3,8 @@ package check
 import (
 	"strings"
 	"testing"
+
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestStats(t *testing.T) {
@@ -29,7 +31,7 @@ func TestStats(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := run(t, Stats(), jlog(t, tt.h...))
+			res := run(t, Stats(), testhist.JepsenLog(t, tt.h...))
 			if res.Valid != tt.want || res.Consumed != tt.consumed || !strings.HasPrefix(res.Summary, tt.summary) {
 				t.Fatalf("got %s %+v %q, want %s %+v %q", res.Valid, res.Consumed, res.Summary, tt.want, tt.consumed, tt.summary)
 			}
@@ -44,7 +46,7 @@ func TestStats(t *testing.T) {
 }
 
 func TestStatsDetailsAndKeys(t *testing.T) {
-	h := ednOps(t,
+	h := testhist.EDN(t,
 		`{:process 0, :type :invoke, :f :put, :key "a", :value 1}`,
 		`{:process 0, :type :ok, :f :put, :key "a", :value 1}`,
 		`{:process 0, :type :invoke, :f :put, :key :b, :value 1}`,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestUnfold(t *testing.T) {
@@ -19,7 +20,7 @@ func TestUnfold(t *testing.T) {
 	})
 	cfg := Config{Concurrency: 1}
 	ops, _ := virtualRun(t, g, cfg)
-	if got, want := brief(ops), "0:0:a 10:0:b 20:0:a 30:0:b"; got != want {
+	if got, want := testhist.Brief(ops), "0:0:a 10:0:b 20:0:a 30:0:b"; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	// The calls happen while the run asks for ops, not when g is built.
@@ -31,7 +32,7 @@ func TestUnfold(t *testing.T) {
 func TestUnfoldLimited(t *testing.T) {
 	g := Limit(3, Unfold("ones", func(*Context) (Generator, bool, error) { return Op(opF("w")), false, nil }))
 	ops, _ := virtualRun(t, g, Config{Concurrency: 1})
-	if got, want := brief(ops), "0:0:w 10:0:w 20:0:w"; got != want {
+	if got, want := testhist.Brief(ops), "0:0:w 10:0:w 20:0:w"; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
@@ -64,7 +65,7 @@ func TestContextCallbacks(t *testing.T) {
 			FilterContext(func(_ *Context, op history.Op) (bool, error) { return op.F != "skip", nil },
 				Cycle(Seq(Op(opF("a")), Op(opF("skip"))))))))
 	ops, _ := virtualRun(t, g, Config{Concurrency: 2})
-	if got, want := brief(ops), "0:1:a! 10:1:a! 20:1:a!"; got != want {
+	if got, want := testhist.Brief(ops), "0:1:a! 10:1:a! 20:1:a!"; got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestCombinators(t *testing.T) {
@@ -73,7 +74,7 @@ func TestCombinators(t *testing.T) {
 				cfg.Client = factory(&workerLog{}, c.respond(new(int)))
 			}
 			ops, _ := virtualRun(t, c.g, cfg)
-			if got := brief(ops); got != c.want {
+			if got := testhist.Brief(ops); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // treeBuilder turns fuzz bytes into a generator tree, so the fuzzer explores
@@ -144,6 +145,6 @@ func FuzzAlgebra(f *testing.F) {
 			!strings.Contains(err.Error(), "filter rejected")) {
 			t.Fatalf("Run: %v", err)
 		}
-		checkHistory(t, rec.ops, cfg.Concurrency)
+		testhist.WellFormed(t, rec.ops)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // blockingWorker blocks in Invoke until released, ignoring its context, as a
@@ -44,11 +45,11 @@ func TestRealTimeoutAbandonsHungWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkHistory(t, rec.ops, 1)
+	testhist.WellFormed(t, rec.ops)
 	if rec.ops[1].Type != history.Info || rec.ops[1].Error != "timeout" {
 		t.Fatalf("completion %+v, want info timeout", rec.ops[1])
 	}
-	if got := brief(rec.ops); !strings.HasSuffix(got, ":1:a") || strings.Count(got, ":a") != 3 {
+	if got := testhist.Brief(rec.ops); !strings.HasSuffix(got, ":1:a") || strings.Count(got, ":a") != 3 {
 		t.Fatalf("ops %s: want 3 ops, the last ones on process 1", got)
 	}
 	if sum.Info != 1 || sum.OK != 2 {
@@ -77,7 +78,7 @@ func TestRealNemesisTimeoutDoesNotReuseHungNemesis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkHistory(t, rec.ops, 1)
+	testhist.WellFormed(t, rec.ops)
 	var got []string
 	for _, op := range rec.ops {
 		got = append(got, fmt.Sprintf("%s %s %v", op.Type, op.F, op.Error))
@@ -106,7 +107,7 @@ func TestRealCancellation(t *testing.T) {
 	if !sum.Cancelled {
 		t.Fatal("Summary.Cancelled not set")
 	}
-	checkHistory(t, rec.ops, 4) // every invocation completed before Run returned
+	testhist.WellFormed(t, rec.ops) // every invocation completed before Run returned
 }
 
 // TestRealMatchesVirtualShape runs the same bounded generator in both modes;
@@ -126,7 +127,7 @@ func TestRealMatchesVirtualShape(t *testing.T) {
 		Client: factory(&workerLog{}, nil), Record: rec.record}); err != nil {
 		t.Fatal(err)
 	}
-	checkHistory(t, rec.ops, 4)
+	testhist.WellFormed(t, rec.ops)
 	if v, r := count(vops), count(rec.ops); !reflect.DeepEqual(v, r) {
 		t.Fatalf("virtual %v\nreal    %v", v, r)
 	}
@@ -160,7 +161,7 @@ func TestRealSleepAndFutureOps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkHistory(t, rec.ops, 1)
+	testhist.WellFormed(t, rec.ops)
 	if len(rec.ops) != 4 || !slices.Equal(logged, []string{"slept"}) {
 		t.Fatalf("ops %+v, logged %q", rec.ops, logged)
 	}

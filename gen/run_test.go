@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 func TestMixIsSeededAndUsesEveryGenerator(t *testing.T) {
@@ -68,7 +69,7 @@ func TestLogAndSleepAreNotRecorded(t *testing.T) {
 	if !slices.Equal(logged, []string{"hello"}) {
 		t.Fatalf("logged %q", logged)
 	}
-	if got := brief(ops); got != "1000:0:a" {
+	if got := testhist.Brief(ops); got != "1000:0:a" {
 		t.Fatalf("got %s, want the op after the 1s sleep", got)
 	}
 	if len(ops) != 2 {
@@ -121,7 +122,7 @@ func TestCrashMovesThreadToNewProcessWithFreshWorker(t *testing.T) {
 		return history.Op{Type: history.OK}
 	}
 	ops, sum := virtualRun(t, Limit(3, rep("a")), Config{Concurrency: 2, Client: factory(log, respond)})
-	if got, want := brief(ops), "0:0:a 0:1:a 10:2:a"; got != want {
+	if got, want := testhist.Brief(ops), "0:0:a 0:1:a 10:2:a"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 	if sum.Info != 1 || sum.OK != 2 {

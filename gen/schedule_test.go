@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // ev is a Scheduled event at ms milliseconds on thread (NemesisThread for the
@@ -22,7 +23,7 @@ func TestScheduleReplaysThreadsAndTimes(t *testing.T) {
 		name   string
 		events []Scheduled
 		fast   bool
-		want   string // brief(): ms:process:f, in recorded order
+		want   string // testhist.Brief(): ms:process:f, in recorded order
 	}{
 		{"recorded threads and times",
 			[]Scheduled{ev(0, 0, "a"), ev(5, 1, "b"), ev(7, n, "start"), ev(20, 0, "c"), ev(30, 1, "d"), ev(31, n, "stop")},
@@ -47,7 +48,7 @@ func TestScheduleReplaysThreadsAndTimes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ops, sum := virtualRun(t, Schedule(c.events, ScheduleOptions{AsFastAsPossible: c.fast}),
 				Config{Concurrency: 2, Nemesis: nopNemesis{}})
-			if got := brief(ops); got != c.want {
+			if got := testhist.Brief(ops); got != c.want {
 				t.Fatalf("got  %s\nwant %s", got, c.want)
 			}
 			// Exhausted after the last event: every event ran exactly once
@@ -82,7 +83,7 @@ func TestScheduleCarriesValuesAcrossCrashes(t *testing.T) {
 	ops, _ := virtualRun(t, Schedule(events, ScheduleOptions{}),
 		Config{Concurrency: 2, Nemesis: nopNemesis{}, Client: factory(&workerLog{}, crashFirst)})
 	inv := invocations(ops)
-	if got := brief(ops); got != "0:0:write 0:n:start-partition 10:2:read" {
+	if got := testhist.Brief(ops); got != "0:0:write 0:n:start-partition 10:2:read" {
 		t.Fatalf("got %s; the read should wait for the write and run as process 2", got)
 	}
 	if inv[0].Key != "k" || inv[0].Value != int64(3) || !reflect.DeepEqual(inv[1].Value, grudge) {

@@ -1,6 +1,7 @@
 package nemesis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -119,3 +120,32 @@ func stopValue(v any) any {
 	}
 	return nil
 }
+
+// Scheduled is one op a package asks the nemesis for, and when.
+type Scheduled struct {
+	F  string        // the op, as the schedule records it
+	At time.Duration // from the start of the run
+}
+
+// Preview returns what p asks the nemesis for over d of simulated time and
+// then its final heal, touching no node: what a run's nemesis would do.
+func (p *Package) Preview(d time.Duration) ([]Scheduled, error) {
+	rec := &previewer{}
+	g := gen.Then(gen.TimeLimit(d, gen.Nemesis(p.Generator())), gen.Nemesis(p.Final()))
+	_, err := gen.Run(context.Background(), g, gen.Config{Concurrency: 1, Virtual: true, Nemesis: rec,
+		Client: func(int, int) (gen.Worker, error) { return &previewer{}, nil }})
+	if err != nil {
+		return nil, fmt.Errorf("preview %s: %w", p.Name(), err)
+	}
+	return rec.ops, nil
+}
+
+// previewer is a worker that answers ok and remembers what it was asked.
+type previewer struct{ ops []Scheduled }
+
+func (r *previewer) Invoke(_ context.Context, op history.Op) history.Op {
+	r.ops = append(r.ops, Scheduled{F: op.F, At: time.Duration(op.Time)})
+	return history.Op{Type: history.OK}
+}
+
+func (r *previewer) Close() error { return nil }

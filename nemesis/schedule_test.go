@@ -1,43 +1,28 @@
 package nemesis
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/faultline/faultline/gen"
-	"github.com/faultline/faultline/history"
 )
 
-// recorder is a nemesis Worker that answers ok and remembers the ops.
+// recorder is what a package asked for: ops and their times.
 type recorder struct {
 	fs []string
-	ts []time.Duration // invocation times
+	ts []time.Duration
 }
-
-func (r *recorder) Invoke(_ context.Context, op history.Op) history.Op {
-	r.fs = append(r.fs, op.F)
-	r.ts = append(r.ts, time.Duration(op.Time))
-	return history.Op{Type: history.OK}
-}
-func (r *recorder) Close() error { return nil }
-
-type idle struct{}
-
-func (idle) Invoke(context.Context, history.Op) history.Op { return history.Op{Type: history.OK} }
-func (idle) Close() error                                  { return nil }
 
 // scheduleOf runs a package for d simulated seconds and its final, and
 // returns the ops the nemesis was asked for.
 func scheduleOf(t *testing.T, p *Package, d time.Duration) *recorder {
 	t.Helper()
-	rec := &recorder{}
-	g := gen.Then(gen.TimeLimit(d, gen.Nemesis(p.Generator())), gen.Nemesis(p.Final()))
-	_, err := gen.Run(context.Background(), g, gen.Config{Concurrency: 1, Virtual: true, Nemesis: rec,
-		Client: func(int, int) (gen.Worker, error) { return idle{}, nil }})
+	ops, err := p.Preview(d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	rec := &recorder{}
+	for _, op := range ops {
+		rec.fs, rec.ts = append(rec.fs, op.F), append(rec.ts, op.At)
 	}
 	return rec
 }

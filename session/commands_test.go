@@ -1,13 +1,13 @@
 package session
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/testfile"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/report"
 )
@@ -152,11 +152,11 @@ func TestScriptReportCopiesNodeLogs(t *testing.T) {
 	if err != nil || string(got) != "raft: elected\n" {
 		t.Errorf("logs/withlogs/n2/store.log = %q, %v", got, err)
 	}
-	mustContain(t, filepath.Join(sess.Dir, "findings", "report.md"), "**invalid** (exit 1)",
+	testfile.MustContain(t, filepath.Join(sess.Dir, "findings", "report.md"), "**invalid** (exit 1)",
 		"- Node logs: `logs/withlogs/` (n2)", "- Node logs: none saved", "Reproduce from the seed: `faultline run y`",
 		"`faultline replay "+sess.Dir+" --scenario inproc`")
 	var m ScriptMetrics
-	readJSON(t, filepath.Join(sess.Dir, "metrics", "summary.json"), &m)
+	testfile.ReadJSON(t, filepath.Join(sess.Dir, "metrics", "summary.json"), &m)
 	if len(m.Scenarios) != 2 || m.Scenarios[0].Invoked != 10 || m.Scenarios[0].Info != 1 || m.ExitCode != exitFail {
 		t.Errorf("metrics = %+v", m)
 	}
@@ -178,37 +178,11 @@ func TestReplayReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(sess.Dir, "findings", "report.md")
-	mustContain(t, path, "# Replay of orig", "## a: reproduced: yes, the same anomaly on the same keys",
+	testfile.MustContain(t, path, "# Replay of orig", "## a: reproduced: yes, the same anomaly on the same keys",
 		"- Replay: `new/a`: linearizable key=1", "## b: reproduced: no (the replay did not run)",
 		"- Replay: did not run: the recorded script is gone", "Replay again: `faultline replay orig --lib x=lib`")
 	text, _ := os.ReadFile(path)
 	if strings.Contains(string(text), "new/b") {
 		t.Errorf("a replay that did not run is reported with an artifact:\n%s", text)
-	}
-}
-
-// mustContain fails unless the file at path holds every one of wants.
-func mustContain(t *testing.T, path string, wants ...string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range wants {
-		if !strings.Contains(string(data), w) {
-			t.Errorf("%s lacks %q", path, w)
-		}
-	}
-}
-
-// readJSON decodes the JSON file at path into v.
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/testfile"
 	"github.com/faultline/faultline/verdict"
 )
 
@@ -50,7 +51,7 @@ scenario(
 		Kind          string `json:"kind"`
 		ExitCode      int    `json:"exit_code"`
 	}
-	readJSON(t, filepath.Join(r.SessionDir, "results.json"), &written)
+	testfile.ReadJSON(t, filepath.Join(r.SessionDir, "results.json"), &written)
 	if written.SchemaVersion != 1 || written.Kind != "script" || written.ExitCode != 1 {
 		t.Errorf("results.json = %+v", written)
 	}

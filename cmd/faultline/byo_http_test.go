@@ -6,6 +6,7 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/testcluster"
+	"github.com/faultline/faultline/internal/testfile"
 )
 
 var byoHTTPClusterConfig = cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-test-byohttp/cluster",
@@ -40,7 +41,7 @@ func TestByoHTTPSuite(t *testing.T) {
 			t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
 		}
 		dir := onlySession(t, filepath.Join(out, "byo-http"))
-		mustContain(t, filepath.Join(dir, "findings", "S1.md"), "not linearizable")
+		testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "not linearizable")
 	})
 }
 

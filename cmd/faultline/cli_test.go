@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/testfile"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/session"
 )
@@ -82,10 +83,10 @@ func TestPrintedCommandsRun(t *testing.T) {
 	}
 
 	// The session holds a findings report, the counts and a logs directory.
-	mustContain(t, filepath.Join(first.SessionDir, "findings", "report.md"), "# Findings: "+script, "| stale |", "invalid",
+	testfile.MustContain(t, filepath.Join(first.SessionDir, "findings", "report.md"), "# Findings: "+script, "| stale |", "invalid",
 		"Reproduce from the seed: `"+sc.Replay+"`", "faultline replay "+first.SessionDir+" --lib "+lib+" --scenario stale")
 	var metrics session.ScriptMetrics
-	readJSON(t, filepath.Join(first.SessionDir, "metrics", "summary.json"), &metrics)
+	testfile.ReadJSON(t, filepath.Join(first.SessionDir, "metrics", "summary.json"), &metrics)
 	if len(metrics.Scenarios) != 1 || metrics.Scenarios[0].Invoked == 0 || metrics.Scenarios[0].Result != "invalid" || !metrics.Scenarios[0].SimulatedTime {
 		t.Errorf("metrics/summary.json = %+v", metrics)
 	}
@@ -129,7 +130,7 @@ func TestPrintedCommandsRun(t *testing.T) {
 	if len(replays) != 1 {
 		t.Fatalf("want one replay session beside %s, got %v", first.SessionDir, replays)
 	}
-	mustContain(t, filepath.Join(replays[0], "findings", "report.md"), "# Replay of "+first.SessionDir,
+	testfile.MustContain(t, filepath.Join(replays[0], "findings", "report.md"), "# Replay of "+first.SessionDir,
 		"## stale: reproduced: yes", "Original: `"+filepath.Join(first.SessionDir, "artifacts"))
 }
 
@@ -302,7 +303,7 @@ func TestPlanReproducersOfALocalRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, filepath.Join(dir, "findings", "report.md"), replay+" --scenario S1_api",
+	testfile.MustContain(t, filepath.Join(dir, "findings", "report.md"), replay+" --scenario S1_api",
 		"faultline run "+plan+" --scenario S1/api --seed 42 --tier smoke --suite "+absSuite+" --lib "+lib+" --local --nodes n1,n2,n3")
 
 	// The reproducer, run as printed, fails the same way.

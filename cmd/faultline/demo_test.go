@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/testfile"
 	"github.com/faultline/faultline/session"
 )
 
@@ -37,8 +38,8 @@ func TestDemo(t *testing.T) {
 			}
 		}
 		dir := onlySession(t, filepath.Join(d.out("clean"), "demo-store"))
-		mustContain(t, filepath.Join(dir, "findings", "report.md"), "**DONE**", "| S1 |", "PASS-smoke")
-		mustContain(t, filepath.Join(dir, "findings", "S1.md"), "every fault landed",
+		testfile.MustContain(t, filepath.Join(dir, "findings", "report.md"), "**DONE**", "| S1 |", "PASS-smoke")
+		testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "every fault landed",
 			"[x] RF3 Fault injected", "[x] RF4 No silent no-op", "[x] RF8 Recovery completed", "[x] SA1 Checker rejects wrong histories")
 		landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 		for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
@@ -57,9 +58,9 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
 		}
 		failed = onlySession(t, filepath.Join(d.out("bug"), "demo-store"))
-		mustContain(t, filepath.Join(failed, "findings", "S1.md"), "not linearizable", "reproduced in 1 of 1 re-runs",
+		testfile.MustContain(t, filepath.Join(failed, "findings", "S1.md"), "not linearizable", "reproduced in 1 of 1 re-runs",
 			"artifacts/S1: the original run: not linearizable", "artifacts/S1-rerun1: invalid again")
-		mustContain(t, filepath.Join(failed, "artifacts", "S1", "checker.txt"), "cannot take effect after the longest linearizable prefix")
+		testfile.MustContain(t, filepath.Join(failed, "artifacts", "S1", "checker.txt"), "cannot take effect after the longest linearizable prefix")
 		d.noNodesLeft(t)
 		d.noLocalDirsLeft(t)
 	})
@@ -79,7 +80,7 @@ func TestDemo(t *testing.T) {
 				Now      []string
 			} `json:"scenarios"`
 		}
-		readJSON(t, filepath.Join(onlySession(t, filepath.Join(d.out("replay"), "replay-demo-store")), "replay.json"), &rep)
+		testfile.ReadJSON(t, filepath.Join(onlySession(t, filepath.Join(d.out("replay"), "replay-demo-store")), "replay.json"), &rep)
 		if rep.ReplayOf != failed || len(rep.Scenarios) != 1 {
 			t.Errorf("replay.json does not link the original session: %+v", rep)
 		}
@@ -94,7 +95,7 @@ func TestDemo(t *testing.T) {
 		}
 		var rec session.Reduction
 		dir := onlySession(t, filepath.Join(d.out("reduce"), "reduce-demo-store"))
-		readJSON(t, filepath.Join(dir, "reduce.json"), &rec)
+		testfile.ReadJSON(t, filepath.Join(dir, "reduce.json"), &rec)
 		if rec.EventsAfter >= rec.EventsBefore || rec.Reproduced < 1 {
 			t.Errorf("reduce: %d events -> %d, reproduced %d of %d; want fewer events that still fail", rec.EventsBefore, rec.EventsAfter, rec.Reproduced, rec.Of)
 		}
@@ -298,28 +299,4 @@ func nemesisOps(t *testing.T, path string) map[string]string {
 		}
 	}
 	return out
-}
-
-func mustContain(t *testing.T, path string, wants ...string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range wants {
-		if !strings.Contains(string(data), w) {
-			t.Errorf("%s lacks %q", path, w)
-		}
-	}
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // TestStarlarkOracles builds every oracle from a script and checks that its
@@ -75,7 +76,7 @@ rec = check.recovery(within = "10s", after = ["kill", "start-partition"], f = ["
 	}
 	fs, _ := FromStarlark(g["fs"])
 	dump := func(v string) []history.Op {
-		return ednOps(t, `{:process 9 :type :invoke :f :dump}`, `{:process 9 :type :ok :f :dump :value `+v+`}`)
+		return testhist.EDN(t, `{:process 9 :type :invoke :f :dump}`, `{:process 9 :type :ok :f :dump :value `+v+`}`)
 	}
 	if r := run(t, fs, dump(`{:a 5 :b 15}`)); r.Valid != check.Valid {
 		t.Errorf("final_state over a conserved total: %s", r.Summary)
@@ -87,14 +88,14 @@ rec = check.recovery(within = "10s", after = ["kill", "start-partition"], f = ["
 		t.Errorf("final_state predicate error: %s %s", r.Valid, r.Summary)
 	}
 	runaway, _ := FromStarlark(g["runaway"])
-	if r := run(t, runaway, jlog(t, "0 :invoke :read nil", "0 :ok :read 1")); r.Valid != check.Unknown || !strings.Contains(r.Summary, "too many steps") {
+	if r := run(t, runaway, testhist.JepsenLog(t, "0 :invoke :read nil", "0 :ok :read 1")); r.Valid != check.Unknown || !strings.Contains(r.Summary, "too many steps") {
 		t.Errorf("runaway predicate: %s %s", r.Valid, r.Summary)
 	}
 	b, _ := FromStarlark(g["b"])
-	if r := run(t, b, jlog(t, "1 :invoke :read nil", "1 :ok :read {0 10 1 11}")); r.Valid != check.Invalid {
+	if r := run(t, b, testhist.JepsenLog(t, "1 :invoke :read nil", "1 :ok :read {0 10 1 11}")); r.Valid != check.Invalid {
 		t.Errorf("total=20 did not reach the bank checker: %s", r.Summary)
 	}
-	if r := run(t, b, jlog(t, "1 :invoke :read nil", "1 :ok :read {0 10 2 10}")); r.Valid != check.Invalid {
+	if r := run(t, b, testhist.JepsenLog(t, "1 :invoke :read nil", "1 :ok :read {0 10 2 10}")); r.Valid != check.Invalid {
 		t.Errorf("accounts did not reach the bank checker: %s", r.Summary)
 	}
 }

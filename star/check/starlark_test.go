@@ -10,6 +10,7 @@ import (
 
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 )
 
 // exec runs a script with the check module predeclared and returns its globals.
@@ -50,14 +51,14 @@ mtext = str(multi)
 		}
 	}
 	// The init values reach the models: a first read of 0 passes only with init 0.
-	h := jlog(t, "0 :invoke :read nil", "0 :ok :read 0")
+	h := testhist.JepsenLog(t, "0 :invoke :read nil", "0 :ok :read 0")
 	if c, _ := FromStarlark(g["reg0"]); run(t, c, h).Valid != check.Valid {
 		t.Error("init=0 did not reach the register model")
 	}
 	if c, _ := FromStarlark(g["lin"]); run(t, c, h).Valid != check.Invalid {
 		t.Error("default init is not nil")
 	}
-	hm := jlog(t, "0 :invoke :txn [[:read :y nil]]", "0 :ok :txn [[:read :y 0]]")
+	hm := testhist.JepsenLog(t, "0 :invoke :txn [[:read :y nil]]", "0 :ok :txn [[:read :y 0]]")
 	if c, _ := FromStarlark(g["multi"]); run(t, c, hm).Valid != check.Valid {
 		t.Error("init map did not reach the multi-register model")
 	}
@@ -104,7 +105,7 @@ text = str(g1c)
 	if want := `check.transactional(workload="list-append", consistency_models=[], anomalies=["G1c"])`; g["text"] != starlark.String(want) {
 		t.Errorf("str is %s, want %s", g["text"], want)
 	}
-	h := jlog(t, "0 :invoke :txn [[:append :x 1] [:r :y nil]]", "1 :invoke :txn [[:append :y 1] [:r :x nil]]",
+	h := testhist.JepsenLog(t, "0 :invoke :txn [[:append :x 1] [:r :y nil]]", "1 :invoke :txn [[:append :y 1] [:r :x nil]]",
 		"0 :ok :txn [[:append :x 1] [:r :y [1]]]", "1 :ok :txn [[:append :y 1] [:r :x [1]]]")
 	for name, want := range map[string]check.Validity{"g0": check.Valid, "g1c": check.Invalid} {
 		c, _ := FromStarlark(g[name])
@@ -142,11 +143,11 @@ inity = check.transactional(workload = "rw-register", consistency_models = ["rea
 	}
 	// Process 0 writes x = 1, then process 1 reads x = nil: by linearizable
 	// keys, nil came after 1, against the initial state.
-	stale := jlog(t, "0 :invoke :txn [[:w :x 1]]", "0 :ok :txn [[:w :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x nil]]")
+	stale := testhist.JepsenLog(t, "0 :invoke :txn [[:w :x 1]]", "0 :ok :txn [[:w :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x nil]]")
 	// The same, reading x = 0, which nobody wrote.
-	pre := jlog(t, "0 :invoke :txn [[:w :x 1]]", "0 :ok :txn [[:w :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x 0]]")
+	pre := testhist.JepsenLog(t, "0 :invoke :txn [[:w :x 1]]", "0 :ok :txn [[:w :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x 0]]")
 	// T1 read x = nil then T2 wrote x = 3; the given order puts T2 first.
-	skew := jlog(t, "0 :invoke :txn [[:r :x nil] [:w :y 2]]", "0 :ok :txn [[:r :x nil] [:w :y 2]]",
+	skew := testhist.JepsenLog(t, "0 :invoke :txn [[:r :x nil] [:w :y 2]]", "0 :ok :txn [[:r :x nil] [:w :y 2]]",
 		"1 :invoke :txn [[:w :x 3] [:w :y 4]]", "1 :ok :txn [[:w :x 3] [:w :y 4]]")
 	cases := []struct {
 		name  string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testhist"
 	"github.com/faultline/faultline/star"
 )
 
@@ -84,7 +85,7 @@ func TestStarlarkModule(t *testing.T) {
 				cfg.Nemesis = nopNemesis{}
 			}
 			ops := virtualRun(t, g, cfg)
-			if got := brief(ops); got != c.want {
+			if got := testhist.Brief(ops); got != c.want {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
