@@ -40,7 +40,7 @@ func buildAgent(t *testing.T) {
 }
 
 // delayClusterConfig is the delay test's own cluster.
-var delayClusterConfig = cluster.Config{Nodes: 3, Prefix: "fld", Subnet: "10.86.0.0/24",
+var delayClusterConfig = cluster.Config{Nodes: 3, Prefix: "fld", Subnet: "10.87.0.0/24",
 	StateDir: "/var/lib/faultline-test-nfdelay/cluster"}
 
 // connectScript times TCP connects to $1 port 22, in microseconds, one per
