@@ -90,6 +90,9 @@ type Result struct {
 type Env struct {
 	OutDir  string        // where artifacts go; "" writes no files
 	Timeout time.Duration // search budget; 0 means no limit
+	// MemoryBudget is the heap, in bytes, Run lets the check grow the
+	// process to; 0 means DefaultMemoryBudget.
+	MemoryBudget uint64
 }
 
 // Checker judges a history. Check never panics on bad input: a history it

@@ -297,7 +297,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	// Check even after Ctrl-C: what was recorded deserves a verdict.
 	checkCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.CheckTimeout+time.Minute)
 	defer cancel()
-	r.Check = s.Checker.Check(checkCtx, r.Ops, check.Env{OutDir: o.Dir, Timeout: o.CheckTimeout})
+	r.Check = check.Run(checkCtx, s.Checker, r.Ops, check.Env{OutDir: o.Dir, Timeout: o.CheckTimeout})
 	if err := writeCheck(o.Dir, r.Check); err != nil {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}

@@ -88,6 +88,9 @@ type FileOutcome struct {
 type CheckOptions struct {
 	// Timeout bounds the checker's search; 0 is none.
 	Timeout time.Duration
+	// MemoryBudget bounds the heap a check may grow the process to, in
+	// bytes; 0 is check.DefaultMemoryBudget.
+	MemoryBudget uint64
 	// Out, when set, gets explanations and visualizations under
 	// Out/<history name>/.
 	Out string
@@ -144,7 +147,7 @@ func CheckFile(ctx context.Context, c check.Checker, file string, format history
 	if h.TruncatedTail {
 		o.Warning = "the last line was incomplete (a killed run?) and was ignored"
 	}
-	env := check.Env{Timeout: opts.Timeout}
+	env := check.Env{Timeout: opts.Timeout, MemoryBudget: opts.MemoryBudget}
 	if opts.Out != "" {
 		env.OutDir = filepath.Join(opts.Out, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
 		if err := os.MkdirAll(env.OutDir, 0o755); err != nil {
@@ -152,7 +155,7 @@ func CheckFile(ctx context.Context, c check.Checker, file string, format history
 			return o
 		}
 	}
-	o.Result = c.Check(ctx, h.Ops, env)
+	o.Result = check.Run(ctx, c, h.Ops, env)
 	o.Valid, o.Summary = string(o.Result.Valid), o.Result.Summary
 	if err := o.Result.Input; err != nil {
 		// The file is not a history this checker can read: rejected (exit

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faultline/faultline/internal/bytesize"
+
 	"github.com/spf13/cobra"
 
 	"github.com/faultline/faultline/check"
@@ -21,6 +23,7 @@ type checkFlags struct {
 	init    string
 	format  string
 	timeout time.Duration
+	memory  string
 	json    bool
 	out     string
 	bank    int64 // --bank-total
@@ -92,6 +95,7 @@ func newCheckCmd() *cobra.Command {
 	fl.StringVar(&f.init, "init", "nil", "initial state: nil, 0, \"s\", {x:0,y:0}")
 	fl.StringVar(&f.format, "format", "auto", "history format: auto, edn, jepsen-log, jsonl")
 	fl.DurationVar(&f.timeout, "timeout", time.Minute, "bound on the search per history (0 = none)")
+	fl.StringVar(&f.memory, "memory", "", "heap the checks may grow the process to, e.g. 2G (default: half the machine's memory); past it the answer is unknown")
 	fl.StringVar(&f.out, "out", "", "write explanations and HTML visualizations under DIR/<history name>/")
 	fl.StringSliceVar(&f.anomalies, "anomalies", nil, "for list-append/rw-register: anomalies that fail the check besides the models' (G0, G1, G1c, G-single, G2, ...; repeatable or comma-separated); named alone, they are the whole question")
 	fl.DurationVar(&f.cycleBudget, "cycle-search-timeout", 0, "for list-append/rw-register: bound on the cycle search per component (default 1s); past it the answer is unknown")
@@ -175,12 +179,20 @@ func runCheck(cmd *cobra.Command, f checkFlags, files []string) error {
 	if err != nil {
 		return usageErr("check: %w", err)
 	}
+	var budget uint64
+	if f.memory != "" {
+		n, err := bytesize.Parse(f.memory)
+		if err != nil {
+			return usageErr("check: --memory: %w", err)
+		}
+		budget = uint64(n)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 
 	out := cmd.OutOrStdout()
 	// Lines come out in argument order, each as soon as it and those before it are done.
-	outcomes := session.CheckFiles(ctx, checker, files, format, session.CheckOptions{Timeout: f.timeout, Out: f.out}, func(o session.FileOutcome) {
+	outcomes := session.CheckFiles(ctx, checker, files, format, session.CheckOptions{Timeout: f.timeout, Out: f.out, MemoryBudget: budget}, func(o session.FileOutcome) {
 		if !f.json {
 			o.WriteText(out)
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -139,5 +141,42 @@ func TestCheckElleRegisterOptions(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "check", "--model", "register", "--sequential-keys", h); code != exitUsage || !strings.Contains(stderr, "--sequential-keys") {
 		t.Errorf("--sequential-keys on register: exit %d: %s", code, stderr)
+	}
+}
+
+// TestCheckMemoryBudget: --memory bounds the heap a search may grow to; a
+// search that needs more is unknown (exit 2) saying so, and the other files
+// of the same check keep their answers. A bad size is a usage error.
+func TestCheckMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for p := 0; p < 40; p++ {
+		fmt.Fprintf(&b, "{:process %d, :type :invoke, :f :write, :value %d}\n", p, p+1)
+	}
+	for p := 0; p < 40; p++ {
+		fmt.Fprintf(&b, "{:process %d, :type :info, :f :write, :value %d}\n", p, p+1)
+	}
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, "{:process %d, :type :invoke, :f :read, :value nil}\n{:process %d, :type :ok, :f :read, :value %d}\n", 100+i, 100+i, 40-i)
+	}
+	b.WriteString("{:process 200, :type :invoke, :f :read, :value nil}\n{:process 200, :type :ok, :f :read, :value 99}\n")
+	hard := filepath.Join(dir, "hard.edn")
+	easy := filepath.Join(dir, "easy.edn")
+	if err := os.WriteFile(hard, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(easy, []byte("{:process 0, :type :invoke, :f :write, :value 1}\n{:process 0, :type :ok, :f :write, :value 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	budget := fmt.Sprintf("%dM", m.HeapAlloc>>20+64)
+	code, stdout, stderr := runCLI(t, "check", "--model", "register", "--timeout", "0", "--memory", budget, easy, hard)
+	if code != exitUnknown || !strings.Contains(stdout, "memory budget") || !strings.Contains(stdout, "valid") {
+		t.Fatalf("exit %d, want 2 with easy valid and hard stopped at the memory budget\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "check", "--model", "register", "--memory", "lots", easy); code != exitUsage || !strings.Contains(stderr, "--memory") {
+		t.Errorf("--memory lots: exit %d, want %d naming the flag\n%s", code, exitUsage, stderr)
 	}
 }
