@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/internal/bytesize"
 )
 
 // fillScript allocates $2 bytes (fallocate -l syntax) at path $1, records
@@ -35,7 +36,7 @@ func init() {
 		Validate: func(v any) error {
 			m, _ := v.(map[string]any)
 			size, _ := m["size"].(string)
-			if _, err := parseSize(size); err != nil {
+			if _, err := bytesize.Parse(size); err != nil {
 				return err
 			}
 			file, _ := m["path"].(string)
@@ -56,7 +57,7 @@ func (w *Worker) fillDisk(ctx context.Context, v any) (outcome, error) {
 	if err := checkFillPath(file); err != nil {
 		return outcome{value: v}, fmt.Errorf("fill-disk: %w", err)
 	}
-	want, err := parseSize(size)
+	want, err := bytesize.Parse(size)
 	if err != nil {
 		return outcome{value: v}, fmt.Errorf("fill-disk: %w", err)
 	}
@@ -118,28 +119,6 @@ func (w *Worker) freeDisk(ctx context.Context) (outcome, error) {
 type fill struct {
 	nodes []string
 	path  string
-}
-
-// parseSize reads a fallocate size: digits with an optional K, M or G
-// suffix (powers of 1024).
-func parseSize(s string) (int64, error) {
-	mult := int64(1)
-	num := s
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'K', 'k':
-			mult, num = 1<<10, s[:n-1]
-		case 'M', 'm':
-			mult, num = 1<<20, s[:n-1]
-		case 'G', 'g':
-			mult, num = 1<<30, s[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || v <= 0 || v > (1<<62)/mult {
-		return 0, fmt.Errorf("size %q: want a positive number of bytes with an optional K, M or G suffix", s)
-	}
-	return v * mult, nil
 }
 
 // checkFillPath accepts a fill file's path: a clean absolute path to a file,

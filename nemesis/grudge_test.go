@@ -276,34 +276,6 @@ func FuzzComputeGrudge(f *testing.F) {
 	})
 }
 
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		{"10", 10, false}, {"4K", 4096, false}, {"10M", 10 << 20, false}, {"2g", 2 << 30, false},
-		{"", 0, true}, {"M", 0, true}, {"-1M", 0, true}, {"0", 0, true}, {"1T", 0, true}, {"99999999999G", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parseSize(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d (error %v)", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
-
-func FuzzParseSize(f *testing.F) {
-	for _, s := range []string{"10", "4K", "1G", "", "x"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if n, err := parseSize(s); err == nil && n <= 0 {
-			t.Fatalf("parseSize(%q) = %d", s, n)
-		}
-	})
-}
-
 func TestTCTime(t *testing.T) {
 	for in, want := range map[string]bool{"50ms": true, "1s": true, "0.5s": true, "200us": true,
 		"": false, "ms": false, "5": false, "5m": false, "5mss": false, "-5ms": false, "5 ms": false} {

@@ -26,3 +26,14 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"10", "4K", "1G", "", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if n, err := Parse(s); err == nil && n <= 0 {
+			t.Fatalf("Parse(%q) = %d", s, n)
+		}
+	})
+}
