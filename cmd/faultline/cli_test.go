@@ -193,7 +193,7 @@ func TestUnknownModelListsAll(t *testing.T) {
 	}
 	// Every listed model is accepted: the list is the registry, not a copy.
 	for _, m := range models {
-		if _, err := newChecker(checkFlags{model: m, init: "nil"}, nil); err != nil {
+		if _, err := session.NewChecker(session.CheckerFlags{Model: m, Init: "nil"}, nil); err != nil {
 			t.Errorf("--model %s is listed but rejected: %v", m, err)
 		}
 	}
