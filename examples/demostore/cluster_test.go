@@ -60,25 +60,38 @@ type testCluster struct {
 // freeAddr reserves an ephemeral port for a node to listen on later.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	return freeAddrs(t, 1)[0]
+}
+
+// freeAddrs returns n distinct ephemeral ports, all held open until the
+// last is taken: ports reserved one at a time can come back twice, and two
+// listeners of one cluster then collide.
+func freeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs[i] = l.Addr().String()
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addrs
 }
 
 func newTestCluster(t testing.TB, n int, extra ...string) *testCluster {
 	t.Helper()
 	c := &testCluster{t: t, nodes: map[string]*testNode{}, http: &http.Client{Timeout: 5 * time.Second}}
 	raftAddr := map[string]string{}
+	addrs := freeAddrs(t, 2*n) // raft then HTTP, all distinct
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprintf("n%d", i)
 		c.ids = append(c.ids, id)
-		raftAddr[id] = freeAddr(t)
+		raftAddr[id] = addrs[i-1]
 	}
-	for _, id := range c.ids {
-		nd := &testNode{id: id, httpAddr: freeAddr(t)}
+	for i, id := range c.ids {
+		nd := &testNode{id: id, httpAddr: addrs[n+i]}
 		// A generous apply timeout: these tests expect definite answers even
 		// on a loaded machine; 504 handling is the client's tests' business.
 		nd.args = []string{"--id", id, "--dir", t.TempDir(), "--raft-listen", raftAddr[id], "--http-listen", nd.httpAddr,
@@ -426,15 +439,16 @@ func TestMainStartFailureReleasesStore(t *testing.T) {
 	}
 	defer busy.Close()
 	dir := t.TempDir()
-	args := func(httpAddr string) []string {
-		return []string{"--id", "n1", "--dir", dir, "--raft-listen", freeAddr(t), "--http-listen", httpAddr, "--bootstrap"}
+	args := func(raftAddr, httpAddr string) []string {
+		return []string{"--id", "n1", "--dir", dir, "--raft-listen", raftAddr, "--http-listen", httpAddr, "--bootstrap"}
 	}
-	if err := Main(context.Background(), args(busy.Addr().String()), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "http listen") {
+	if err := Main(context.Background(), args(freeAddr(t), busy.Addr().String()), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "http listen") {
 		t.Fatalf("err = %v, want an http listen error", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // start, then stop at once
-	if err := Main(ctx, args(freeAddr(t)), &bytes.Buffer{}); err != nil {
+	addrs := freeAddrs(t, 2)
+	if err := Main(ctx, args(addrs[0], addrs[1]), &bytes.Buffer{}); err != nil {
 		t.Fatalf("restart on the same dir: %v", err)
 	}
 }
