@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testdaemon"
 )
 
 // waitDeadline bounds every "eventually" in these tests; conditions are
@@ -57,34 +58,11 @@ type testCluster struct {
 	http  *http.Client
 }
 
-// freeAddr reserves an ephemeral port for a node to listen on later.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	return freeAddrs(t, 1)[0]
-}
-
-// freeAddrs returns n distinct ephemeral ports, all held open until the
-// last is taken: ports reserved one at a time can come back twice, and two
-// listeners of one cluster then collide.
-func freeAddrs(t testing.TB, n int) []string {
-	t.Helper()
-	addrs := make([]string, n)
-	for i := range addrs {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		addrs[i] = l.Addr().String()
-	}
-	return addrs
-}
-
 func newTestCluster(t testing.TB, n int, extra ...string) *testCluster {
 	t.Helper()
 	c := &testCluster{t: t, nodes: map[string]*testNode{}, http: &http.Client{Timeout: 5 * time.Second}}
 	raftAddr := map[string]string{}
-	addrs := freeAddrs(t, 2*n) // raft then HTTP, all distinct
+	addrs := testdaemon.FreeAddrs(t, 2*n) // raft then HTTP, all distinct
 	for i := 1; i <= n; i++ {
 		id := fmt.Sprintf("n%d", i)
 		c.ids = append(c.ids, id)
@@ -442,12 +420,12 @@ func TestMainStartFailureReleasesStore(t *testing.T) {
 	args := func(raftAddr, httpAddr string) []string {
 		return []string{"--id", "n1", "--dir", dir, "--raft-listen", raftAddr, "--http-listen", httpAddr, "--bootstrap"}
 	}
-	if err := Main(context.Background(), args(freeAddr(t), busy.Addr().String()), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "http listen") {
+	if err := Main(context.Background(), args(testdaemon.FreeAddrs(t, 1)[0], busy.Addr().String()), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "http listen") {
 		t.Fatalf("err = %v, want an http listen error", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // start, then stop at once
-	addrs := freeAddrs(t, 2)
+	addrs := testdaemon.FreeAddrs(t, 2)
 	if err := Main(ctx, args(addrs[0], addrs[1]), &bytes.Buffer{}); err != nil {
 		t.Fatalf("restart on the same dir: %v", err)
 	}

@@ -60,6 +60,23 @@ func FreePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
+// FreeAddrs returns n distinct "127.0.0.1:port" addresses, all held open
+// until the last is taken: ports reserved one at a time can come back
+// twice, and two listeners of one cluster then collide.
+func FreeAddrs(t testing.TB, n int) []string {
+	t.Helper()
+	addrs := make([]string, n)
+	for i := range addrs {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		addrs[i] = l.Addr().String()
+	}
+	return addrs
+}
+
 // Argv is the command line of a test daemon; token makes it findable by a
 // command-line pattern.
 func Argv(t testing.TB, token string) []string {

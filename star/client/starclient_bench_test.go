@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/examples/demostore"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/testdaemon"
 	"github.com/faultline/faultline/interp"
 	starclient "github.com/faultline/faultline/star/client"
 )
@@ -45,23 +45,14 @@ func (f fixedNet) DialAddr(_, to, service string, _ int) (string, error) {
 	return a, nil
 }
 
-func freeAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 func startDemoCluster(tb testing.TB) (*demoCluster, *control.Pool) {
 	tb.Helper()
 	ids := []string{"n1", "n2", "n3"}
 	raft := map[string]string{}
 	c := &demoCluster{http: map[string]string{}}
-	for _, id := range ids {
-		raft[id], c.http[id] = freeAddr(tb), freeAddr(tb)
+	addrs := testdaemon.FreeAddrs(tb, 2*len(ids))
+	for i, id := range ids {
+		raft[id], c.http[id] = addrs[2*i], addrs[2*i+1]
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
