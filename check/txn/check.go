@@ -191,26 +191,31 @@ func (c *checker) searchSCC(vs []int32, sub *graph, b *budget) {
 	})
 }
 
-// cycleExistsSpecs are Elle's cycle-exists specifications that a relation
-// mask expresses: if a model holds, the graph restricted to those relations
-// is acyclic. (Elle's snapshot-isolation variants, which need a sequential
-// extension of the graph, are left out.) Realtime order contains process
-// order, so realtime masks take process edges too.
+// cycleExistsSpecs are Elle's cycle-exists specifications, in Elle's order:
+// if a model holds, the graph restricted to mask is acyclic; with ext set,
+// the graph is mask's sequential extension by ext (every mask path, and
+// every mask edge followed by one ext edge), which is how snapshot
+// isolation's cycles can cross a single anti-dependency at a time. Realtime
+// order contains process order, so realtime masks take process edges too.
 var cycleExistsSpecs = []struct {
 	model string // canonical
 	typ   string
 	mask  rel
+	ext   rel
 }{
-	{"read-uncommitted", "PL-1-cycle-exists", ww},
-	{"read-committed", "PL-2-cycle-exists", ww | wr},
-	{"repeatable-read", "PL-2.99-cycle-exists", ww | wr | rw},
-	{"serializable", "PL-3-cycle-exists", ww | wr | rw},
-	{"strong-session-read-uncommitted", "strong-session-PL-1-cycle-exists", ww | process},
-	{"strong-session-read-committed", "strong-session-PL-2-cycle-exists", ww | wr | process},
-	{"strong-session-serializable", "strong-session-serializable-cycle-exists", dataRels | process},
-	{"strong-read-uncommitted", "strong-PL-1-cycle-exists", ww | process | realtime},
-	{"strong-read-committed", "strong-PL-2-cycle-exists", ww | wr | process | realtime},
-	{"strict-serializable", "PL-SS-cycle-exists", allRels},
+	{"read-uncommitted", "PL-1-cycle-exists", ww, 0},
+	{"read-committed", "PL-2-cycle-exists", ww | wr, 0},
+	{"snapshot-isolation", "PL-SI-cycle-exists", ww | wr, rw},
+	{"repeatable-read", "PL-2.99-cycle-exists", ww | wr | rw, 0},
+	{"serializable", "PL-3-cycle-exists", ww | wr | rw, 0},
+	{"strong-session-read-uncommitted", "strong-session-PL-1-cycle-exists", ww | process, 0},
+	{"strong-session-read-committed", "strong-session-PL-2-cycle-exists", ww | wr | process, 0},
+	{"strong-session-snapshot-isolation", "strong-session-snapshot-isolation-cycle-exists", ww | wr | process, rw},
+	{"strong-session-serializable", "strong-session-serializable-cycle-exists", dataRels | process, 0},
+	{"strong-read-uncommitted", "strong-PL-1-cycle-exists", ww | process | realtime, 0},
+	{"strong-read-committed", "strong-PL-2-cycle-exists", ww | wr | process | realtime, 0},
+	{"strong-snapshot-isolation", "strong-snapshot-isolation-cycle-exists", ww | wr | process | realtime, rw},
+	{"strict-serializable", "PL-SS-cycle-exists", allRels, 0},
 }
 
 // cycleExists reports, for a component whose search ran out of time, the
@@ -228,12 +233,11 @@ func (c *checker) cycleExists(vs []int32, sub *graph, got []string) {
 		if ruled[sp.model] || !c.prohib[sp.typ] {
 			continue
 		}
-		comp, n := tarjan(sub, sp.mask)
 		var scc []int32
-		for _, cs := range components(comp, n) {
-			if len(cs) > 1 && (scc == nil || len(cs) < len(scc)) {
-				scc = cs
-			}
+		if sp.ext == 0 {
+			scc = smallestSCC(sub, sp.mask)
+		} else {
+			scc = smallestExtensionSCC(sub, sp.mask, sp.ext)
 		}
 		if scc == nil {
 			continue
@@ -245,11 +249,93 @@ func (c *checker) cycleExists(vs []int32, sub *graph, got []string) {
 		for _, v := range scc[:min(len(scc), 10)] {
 			ops = append(ops, c.h.opIndex(vs[v]))
 		}
+		relsText := maskNames(sp.mask) + " alone"
+		if sp.ext != 0 {
+			relsText = maskNames(sp.mask) + " and single " + maskNames(sp.ext) + " edges, never two in a row,"
+		}
 		c.f.add(sp.typ, func() Anomaly {
-			return Anomaly{Ops: ops, Explanation: fmt.Sprintf("A cycle %s forbids exists: %s of this component depend on each other by %s alone (the first %d shown), though the search ran out of time before naming one.",
-				sp.model, plural(len(scc), "transaction"), maskNames(sp.mask), len(ops))}
+			return Anomaly{Ops: ops, Explanation: fmt.Sprintf("A cycle %s forbids exists: %s of this component depend on each other by %s (the first %d shown), though the search ran out of time before naming one.",
+				sp.model, plural(len(scc), "transaction"), relsText, len(ops))}
 		})
 	}
+}
+
+// smallestSCC returns the smallest strongly connected component of more
+// than one vertex of g restricted to mask; nil when it is acyclic.
+func smallestSCC(g *graph, mask rel) []int32 {
+	comp, n := tarjan(g, mask)
+	var scc []int32
+	for _, cs := range components(comp, n) {
+		if len(cs) > 1 && (scc == nil || len(cs) < len(scc)) {
+			scc = cs
+		}
+	}
+	return scc
+}
+
+// smallestExtensionSCC is smallestSCC for the sequential extension of g's
+// a edges by its b edges. The extension is never built (an a edge into a
+// vertex with many b edges out would multiply them): each vertex v gets a
+// second copy v' meaning "arrived by a b edge", a edges lead from either
+// copy to the plain vertex and b edges only from the plain one to the copy,
+// so no two b edges run consecutively, and a cycle of the doubled graph is
+// a cycle of the extension. Components are projected back onto g's
+// vertices.
+func smallestExtensionSCC(g *graph, a, b rel) []int32 {
+	n := int32(g.order())
+	d := &graph{off: make([]int32, 2*n+1)}
+	for u := int32(0); u < n; u++ {
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			if g.rels[i]&a != 0 {
+				d.off[u+1]++
+				d.off[n+u+1]++
+			}
+			if g.rels[i]&b != 0 {
+				d.off[u+1]++
+			}
+		}
+	}
+	for v := int32(0); v < 2*n; v++ {
+		d.off[v+1] += d.off[v]
+	}
+	d.dst, d.rels = make([]int32, d.off[2*n]), make([]rel, d.off[2*n])
+	fill := slices.Clone(d.off[:2*n])
+	put := func(from, to int32) {
+		d.dst[fill[from]], d.rels[fill[from]] = to, ww
+		fill[from]++
+	}
+	for u := int32(0); u < n; u++ {
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			w := g.dst[i]
+			if g.rels[i]&a != 0 {
+				put(u, w)
+				put(n+u, w)
+			}
+			if g.rels[i]&b != 0 {
+				put(u, n+w)
+			}
+		}
+	}
+	comp, nc := tarjan(d, ww)
+	var scc []int32
+	for _, cs := range components(comp, nc) {
+		seen := make(map[int32]bool, len(cs))
+		var vs []int32
+		for _, v := range cs {
+			if v >= n {
+				v -= n
+			}
+			if !seen[v] {
+				seen[v] = true
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) > 1 && (scc == nil || len(vs) < len(scc)) {
+			slices.Sort(vs)
+			scc = vs
+		}
+	}
+	return scc
 }
 
 // maskNames spells a relation set.
