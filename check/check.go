@@ -79,6 +79,10 @@ type Result struct {
 	Details     map[string]any `json:"details,omitempty"`     // JSON-able specifics
 	Artifacts   []string       `json:"artifacts,omitempty"`   // files written, relative to Env.OutDir
 	Children    []Result       `json:"children,omitempty"`    // for compose
+	// Ops are the history indexes (Op.Index) of the ops an invalid verdict
+	// rests on, so a report can place the anomaly in the run: when, on
+	// which node, under which faults. Empty when the checker names none.
+	Ops []int64 `json:"ops,omitempty"`
 	// Input is why the history itself cannot be used by this checker (an
 	// unpaired completion, a value appended twice), nil when it can; a
 	// *history.OpError in its chain names the op. Details["input_error"]

@@ -17,6 +17,7 @@ const prefixTail = 8
 type explanation struct {
 	summary, text string
 	details       map[string]any
+	ops           []int64 // the op that cannot take effect (Result.Ops)
 }
 
 // explain turns the longest partial linearization of the failing partition
@@ -69,6 +70,7 @@ func (c *linearizable) explain(h []history.Op, p *prepared, part int, best []int
 			where, opTitle(h, bo), len(best), len(ops)),
 		text:    b.String(),
 		details: details,
+		ops:     []int64{h[opIn(bo).invoke].Index},
 	}
 }
 

@@ -161,6 +161,7 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 		ex := c.explain(h, prep, sr.failed, sr.best)
 		res.Summary, res.Explanation = ex.summary, ex.text
 		maps.Copy(res.Details, ex.details)
+		res.Ops = ex.ops
 		if n := len(prep.parts[sr.failed].ops); env.OutDir != "" && n > maxVisualizedOps {
 			// The page replays porcupine's search, whose cache is quadratic.
 			res.Explanation += fmt.Sprintf("\nNo visualization: %d ops is more than the %d it handles.\n", n, maxVisualizedOps)

@@ -144,6 +144,9 @@ func (t *transactional) Check(ctx context.Context, h []history.Op, env Env) Resu
 	if len(r.Incomplete) > 0 {
 		res.Details["incomplete"] = r.Incomplete
 	}
+	if res.Valid == Invalid {
+		res.Ops = anomalyOps(r)
+	}
 	if env.OutDir != "" && res.Valid != Valid {
 		dir := filepath.Join(env.OutDir, "elle")
 		files, err := txn.WriteArtifacts(dir, r)
@@ -158,4 +161,35 @@ func (t *transactional) Check(ctx context.Context, h []history.Op, env Env) Resu
 		}
 	}
 	return res
+}
+
+// maxAnomalyOps bounds the ops an invalid transactional result names: the
+// report places each in time, and a few cases of each type say enough.
+const maxAnomalyOps = 20
+
+// anomalyOps lists the transactions of r's forbidden anomalies, first case
+// of each type first, without repeats, at most maxAnomalyOps.
+func anomalyOps(r *txn.Result) []int64 {
+	var out []int64
+	seen := map[int]bool{}
+	for round := 0; len(out) < maxAnomalyOps; round++ {
+		more := false
+		for _, typ := range r.AnomalyTypes {
+			cases := r.Anomalies[typ]
+			if round >= len(cases) {
+				continue
+			}
+			more = true
+			for _, i := range cases[round].Ops {
+				if !seen[i] && len(out) < maxAnomalyOps {
+					seen[i] = true
+					out = append(out, int64(i))
+				}
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	return out
 }

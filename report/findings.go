@@ -25,10 +25,13 @@ type Unit struct {
 
 // Finding is one violation written up per §7.2 "Findings".
 type Finding struct {
-	Title          string
-	Scenario       string
-	Hypothesis     string
-	WhatHappened   string
+	Title        string
+	Scenario     string
+	Hypothesis   string
+	WhatHappened string
+	// Context places the anomalous ops in the run: times, processes,
+	// nodes, fault epochs and the faults active then.
+	Context        string
 	Reproducer     string
 	Reduction      string
 	Classification string
@@ -81,7 +84,7 @@ func RenderFindings(f *Findings) string {
 	for i, x := range f.Findings {
 		fmt.Fprintf(&b, "### Finding F%d: %s\n\n", i+1, x.Title)
 		for _, kv := range [][2]string{{"Scenario", x.Scenario}, {"Hypothesis addressed", x.Hypothesis},
-			{"What happened", x.WhatHappened}, {"Reproducer", x.Reproducer}, {"Reduction classification", x.Reduction},
+			{"What happened", x.WhatHappened}, {"When and where", x.Context}, {"Reproducer", x.Reproducer}, {"Reduction classification", x.Reduction},
 			{"Classification", x.Classification}, {"Evidence", x.Evidence}, {"Hypothesised root cause", x.RootCause},
 			{"Suggested next action", x.NextAction}} {
 			bullet(&b, kv[0], orUnknown(kv[1]))

@@ -47,7 +47,9 @@ func TestRenderFindingsGolden(t *testing.T) {
 			{ID: "S1", Decision: decision("S1", true, verdict.Invalid), Artifact: "artifacts/S1/", Plot: "artifacts/S1/plot.svg", Executed: true},
 			{ID: "S2", Decision: decision("S2", false, ""), Artifact: ""},
 		}, []Finding{{Title: "stale read under partition", Scenario: "S1", Hypothesis: "H1",
-			WhatHappened: "a read returned 3 after 4 was acknowledged", Reproducer: "faultline replay …",
+			WhatHappened:   "a read returned 3 after 4 was acknowledged",
+			Context:        "op 17 (read by process 3 on node n2): invoked at 4.1s, completed ok at 4.2s, fault epoch 1; faults active: start-partition [n1] | [n2 n3] from 3s to 6s",
+			Reproducer:     "faultline replay …",
 			Classification: "SUT", Evidence: "artifacts/S1/checker.txt"}}},
 		{"boundary-arms.md", nil, nil},
 	}

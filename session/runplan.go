@@ -348,8 +348,11 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f Options
 		if u.decision.Verdict.IsFail() && u.result != nil {
 			// The run that failed may be a later seed's: cite its artifacts.
 			art := artifactName(u.compiled.ID, u.result.Seed, f.Seed)
+			bad := violation(u.result.Check)
+			context, faulted, placed := anomalyContext(u.result.Ops, bad.Ops)
 			fd.Findings = append(fd.Findings, report.Finding{
-				Title: violation(u.result.Check).Summary, Scenario: u.compiled.ID, Hypothesis: closes(p, u.compiled.ID), WhatHappened: violation(u.result.Check).Explanation,
+				Title: bad.Summary, Scenario: u.compiled.ID, Hypothesis: creditedHypotheses(closes(p, u.compiled.ID), faulted, placed),
+				WhatHappened: bad.Explanation, Context: context,
 				Reproducer: fmt.Sprintf("%s --scenario %s (the recorded schedule); from the seed alone: %s",
 					ReplayCommand(sess.Dir, f.Libs, f.Nodes), art, planReproduce(path, u.compiled.ID, u.result.Seed, f)),
 				Reduction:      fmt.Sprintf("not reduced in this session; faultline reduce %s --scenario %s shrinks the history and the schedule", sess.Dir, art),
