@@ -12,5 +12,6 @@ import (
 	_ "github.com/faultline/faultline/star/httpmod"
 	_ "github.com/faultline/faultline/star/nemesis"
 	_ "github.com/faultline/faultline/star/netmod"
+	_ "github.com/faultline/faultline/star/redismod"
 	_ "github.com/faultline/faultline/star/sqlmod"
 )
