@@ -21,6 +21,7 @@ package sqlmod
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strconv"
@@ -138,19 +139,60 @@ func (d *DB) begin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if !ok {
 		return nil, fmt.Errorf("%s: unknown isolation %q (want serializable, repeatable-read, read-committed or read-uncommitted)", b.Name(), isolation)
 	}
-	tx, err := d.db.BeginTx(star.Context(thread), &sql.TxOptions{Isolation: level, ReadOnly: readOnly})
+	// A transaction this thread left open (invoke returned without commit
+	// or rollback) is rolled back: it never committed, and holding its
+	// connection would starve the pool.
+	if prev, ok := thread.Local(openTxLocal).(*Tx); ok && !prev.done {
+		prev.end(prev.tx.Rollback() == nil)
+	}
+	ctx := star.Context(thread)
+	conn, err := d.db.Conn(ctx)
 	if err != nil {
-		// Nothing can commit without a transaction.
 		return nil, client.Definite(fmt.Errorf("%s: %s", b.Name(), errName(err)))
 	}
-	return &Tx{tx: tx}, nil
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: level, ReadOnly: readOnly})
+	if err != nil {
+		// Nothing can commit without a transaction.
+		discard(conn)
+		return nil, client.Definite(fmt.Errorf("%s: %s", b.Name(), errName(err)))
+	}
+	t := &Tx{conn: conn, tx: tx}
+	thread.SetLocal(openTxLocal, t)
+	return t, nil
 }
 
+// openTxLocal is the thread-local key of the last transaction a thread
+// began.
+const openTxLocal = "faultline.sql.tx"
+
 // Tx is an open transaction as a Starlark value. Its statements run on one
-// connection; an error in any of them rolls it back.
+// connection of its own; an error in any of them rolls it back.
 type Tx struct {
+	conn *sql.Conn
 	tx   *sql.Tx
 	done bool
+}
+
+// end releases t's connection once the transaction is over: back to the
+// pool when it ended cleanly, else discarded. A connection whose COMMIT or
+// ROLLBACK failed may still be inside the transaction on the server (a
+// Galera node without quorum refuses even ROLLBACK), and MySQL commits an
+// open transaction implicitly at the next BEGIN: reused, it could commit
+// work the history records as failed.
+func (t *Tx) end(clean bool) {
+	t.done = true
+	if clean {
+		t.conn.Close()
+		return
+	}
+	discard(t.conn)
+}
+
+// discard closes conn for good instead of returning it to the pool; the
+// server rolls back whatever it had open when the connection goes.
+func discard(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	conn.Close()
 }
 
 // String renders sql.tx.
@@ -194,8 +236,7 @@ func (t *Tx) AttrNames() []string { return []string{"commit", "exec", "query", "
 // when it failed: the error ends the op, so nothing will commit it.
 func (t *Tx) statement(v starlark.Value, err error) (starlark.Value, error) {
 	if err != nil && !t.done {
-		t.done = true
-		_ = t.tx.Rollback()
+		t.end(t.tx.Rollback() == nil)
 	}
 	return v, err
 }
@@ -207,8 +248,9 @@ func (t *Tx) commit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if t.done {
 		return nil, client.Definite(fmt.Errorf("%s: the transaction already ended", b.Name()))
 	}
-	t.done = true
-	if err := t.tx.Commit(); err != nil {
+	err := t.tx.Commit()
+	t.end(err == nil)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name(), classified(err, autocommit))
 	}
 	return starlark.None, nil
@@ -219,8 +261,7 @@ func (t *Tx) rollback(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, err
 	}
 	if !t.done {
-		t.done = true
-		_ = t.tx.Rollback() // a broken connection rolls back on the server anyway
+		t.end(t.tx.Rollback() == nil)
 	}
 	return starlark.None, nil
 }

@@ -7,12 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"go.starlark.net/starlark"
 
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/star"
+	"github.com/faultline/faultline/star/dialect"
+	"github.com/faultline/faultline/star/sqlmod"
 )
 
 // suite declares list-append scenarios written only in Starlark over the sql
@@ -101,4 +107,33 @@ func runSuite(t *testing.T, src string) map[string]*interp.Result {
 		runs[s.Name] = res
 	}
 	return runs
+}
+
+// TestAbandonedTransaction: a transaction an invoke left open is rolled
+// back by the thread's next begin, so its writes never commit and its
+// connection comes back (with max_conns = 1 the next begin would wait for
+// it forever).
+func TestAbandonedTransaction(t *testing.T) {
+	dsn := integration.StartPostgres(t)
+	src := fmt.Sprintf(`
+db = sql.open("postgres", %q, max_conns = 1)
+db.exec("CREATE TABLE t (k BIGINT PRIMARY KEY)")
+tx = db.begin(isolation = "serializable")
+tx.exec("INSERT INTO t VALUES (1)")
+# abandoned: neither committed nor rolled back
+tx2 = db.begin()
+rows = tx2.query("SELECT count(*) FROM t")
+tx2.commit()
+`, dsn)
+	thread := &starlark.Thread{Name: "test"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	star.SetContext(thread, ctx)
+	g, err := starlark.ExecFileOptions(dialect.Options, thread, "abandon.star", src, starlark.StringDict{"sql": sqlmod.Module})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := g["rows"].String(); got != "[(0,)]" {
+		t.Errorf("rows = %s, want [(0,)]: the abandoned insert committed", got)
+	}
 }
