@@ -28,6 +28,7 @@ var Module = &starlarkstruct.Module{
 		"etcd":     starlark.NewBuiltin("client.etcd", newEtcd),
 		"demo_kv":  starlark.NewBuiltin("client.demo_kv", newDemoKV),
 		"starlark": starlark.NewBuiltin("client.starlark", newStarlark),
+		"exec":     starlark.NewBuiltin("client.exec", newExec),
 	},
 }
 

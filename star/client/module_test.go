@@ -25,6 +25,16 @@ func TestModule(t *testing.T) {
 		{"c = client.demo_kv(port = 9000)", "", `client.demo_kv(timeout="1s", port=9000)`},
 		{"c = client.demo_kv(port = 0)", "out of range", ""},
 		{"c = client.demo_kv(endpoints = [])", "unexpected keyword", ""},
+		{`c = client.exec(argv = ["sh", "op.sh"])`, "", `client.exec(argv=["sh", "op.sh"])`},
+		{`c = client.exec(argv = ["op"], timeout = "2s", env = {"PW": "secret"}, service = "http", port = 8080)`, "",
+			`client.exec(argv=["op"], timeout="2s", service="http", port=8080)`},
+		{`c = client.exec(argv = [])`, "argv must name a command", ""},
+		{`c = client.exec(argv = ["op", 1])`, "argv[1] must be a string", ""},
+		{`c = client.exec(argv = ["op"], timeout = 0)`, "positive", ""},
+		{`c = client.exec(argv = ["op"], port = 80)`, "port needs service", ""},
+		{`c = client.exec(argv = ["op"], service = "http")`, "out of range", ""},
+		{`c = client.exec(argv = ["op"], env = {"A-B": "1"})`, "not a shell identifier", ""},
+		{`c = client.exec(argv = ["op"], env = {"A": 1})`, "env must map strings to strings", ""},
 	}
 	for _, c := range cases {
 		globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{}, "t.star", c.src,

@@ -1,0 +1,55 @@
+package client
+
+import (
+	"fmt"
+	"time"
+
+	"go.starlark.net/starlark"
+
+	"github.com/faultline/faultline/client"
+	"github.com/faultline/faultline/star"
+)
+
+// newExec is client.exec(argv, timeout = "10s", env = {}, dir = "",
+// service = "", port = 0): a command run per op on the worker's node, the
+// op as JSON on its stdin, its stdout and exit status the completion (see
+// client.Exec for the convention).
+func newExec(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var argv *starlark.List
+	var env *starlark.Dict
+	timeout := star.Duration(client.DefaultExecTimeout)
+	e := &client.Exec{}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "argv", &argv, "timeout?", &timeout, "env?", &env,
+		"dir?", &e.Dir, "service?", &e.Service, "port?", &e.Port); err != nil {
+		return nil, err
+	}
+	for i := 0; i < argv.Len(); i++ {
+		s, ok := starlark.AsString(argv.Index(i))
+		if !ok {
+			return nil, fmt.Errorf("%s: argv[%d] must be a string, got %s", b.Name(), i, argv.Index(i).Type())
+		}
+		e.Argv = append(e.Argv, s)
+	}
+	if env != nil {
+		e.Env = map[string]string{}
+		for _, item := range env.Items() {
+			k, ok1 := starlark.AsString(item[0])
+			v, ok2 := starlark.AsString(item[1])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("%s: env must map strings to strings, got %s: %s", b.Name(), item[0].Type(), item[1].Type())
+			}
+			e.Env[k] = v
+		}
+	}
+	if timeout <= 0 {
+		return nil, fmt.Errorf("%s: timeout must be positive", b.Name())
+	}
+	e.Timeout = time.Duration(timeout)
+	if e.Service == "" && e.Port != 0 {
+		return nil, fmt.Errorf("%s: port needs service (the name node.client_addr takes)", b.Name())
+	}
+	if err := e.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name(), err)
+	}
+	return NewValue(e), nil
+}
