@@ -27,11 +27,12 @@ type loader struct {
 	libs        map[string]string // "@name" root -> directory
 	predeclared starlark.StringDict
 	cache       map[string]*module
-	stack       []string // files currently executing, outermost first
+	stack       []string                     // files currently executing, outermost first
+	libSrc      map[string]map[string][]byte // root name -> rel path -> source of each lib file executed
 }
 
 func newLoader(libs map[string]string, predeclared starlark.StringDict) *loader {
-	return &loader{libs: libs, predeclared: predeclared, cache: map[string]*module{}}
+	return &loader{libs: libs, predeclared: predeclared, cache: map[string]*module{}, libSrc: map[string]map[string][]byte{}}
 }
 
 // ParseLibs turns --lib flags into load roots: "NAME=DIR" is loaded as
@@ -43,7 +44,7 @@ func ParseLibs(flags []string) (map[string]string, error) {
 		if !ok {
 			dir, name = f, filepath.Base(filepath.Clean(f))
 		}
-		if name == "" || name == "stdlib" || strings.ContainsAny(name, "/@") {
+		if !validLibName(name) {
 			return nil, fmt.Errorf("--lib %q: the root name must be a plain word other than \"stdlib\"", f)
 		}
 		abs, err := filepath.Abs(dir)
@@ -90,7 +91,11 @@ func (l *loader) resolve(from, target string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("load %q: no library root @%s (known: %s; add one with --lib %s=DIR)", target, name, l.rootNames(), name)
 		}
-		return filepath.Join(dir, filepath.FromSlash(clean)), nil
+		id := filepath.Join(dir, filepath.FromSlash(clean))
+		if err := confine(target, id, name, dir); err != nil {
+			return "", err
+		}
+		return id, nil
 	}
 	if rel, ok := strings.CutPrefix(from, "stdlib:"); ok {
 		joined := path.Join(path.Dir(rel), target)
@@ -101,8 +106,14 @@ func (l *loader) resolve(from, target string) (string, error) {
 	}
 	id := filepath.Join(filepath.Dir(from), filepath.FromSlash(target))
 	for name, dir := range l.libs {
-		if within(from, dir) && !within(id, dir) {
+		if !within(from, dir) {
+			continue
+		}
+		if !within(id, dir) {
 			return "", fmt.Errorf("load %q from %s: the path leaves the library root @%s", target, displayPath(from), name)
+		}
+		if err := confine(target, id, name, dir); err != nil {
+			return "", err
 		}
 	}
 	return id, nil
@@ -164,6 +175,9 @@ func (l *loader) exec(thread *starlark.Thread, id string) (starlark.StringDict, 
 	if err != nil {
 		m.err = err
 		return nil, err
+	}
+	if !strings.HasPrefix(id, "stdlib:") {
+		l.noteLibFile(id, src)
 	}
 	l.stack = append(l.stack, name)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()

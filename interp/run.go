@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"sync"
@@ -166,7 +167,11 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		g = replayGenerator(o.Replay)
 	}
 	if s.Nemesis != nil || o.Replay.hasNemesis() {
-		w, err := nemesis.New(nemesis.Options{Pool: o.Pool, Seed: seed.Split(o.Seed, "nemesis"), Primaries: primaries})
+		var scripts []*nemesis.ScriptFault // faults the script defined (nemesis.fault)
+		if s.Nemesis != nil {
+			scripts = s.Nemesis.Scripts()
+		}
+		w, err := nemesis.New(nemesis.Options{Pool: o.Pool, Seed: seed.Split(o.Seed, "nemesis"), Primaries: primaries, Scripts: scripts})
 		if err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 		}
@@ -175,7 +180,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			g = gen.Any(g, gen.Nemesis(s.Nemesis.Generator()))
 		}
 		// Heal on every way out: after the workload, on error, on cancel.
-		heal = healer(ctx, o.Pool, r)
+		heal = healer(ctx, o.Pool, scripts, r)
 		defer heal()
 	}
 	if o.Replay == nil {
@@ -200,11 +205,18 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
 		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
 		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
-		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Started: time.Now().UTC()})
+		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC()})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	defer sched.Close()
+	for _, u := range s.libs {
+		// Beside the schedule that names it: replay loads this copy, so it
+		// needs no --lib and survives the library's directory.
+		if err := u.writeCopy(o.Dir); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+	}
 
 	sess, err := startClient(ctx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
 	if err != nil {
@@ -394,13 +406,17 @@ func startClient(ctx context.Context, c client.Client, seed uint64, pool *contro
 // healer returns a func that heals every node once, with a fresh context
 // so a cancelled run still heals, and notes in r what it removed or why it
 // failed. Calling it again does nothing.
-func healer(ctx context.Context, pool *control.Pool, r *Result) func() {
+func healer(ctx context.Context, pool *control.Pool, scripts []*nemesis.ScriptFault, r *Result) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 			defer cancel()
 			rep, err := nemesis.HealAll(hctx, pool)
+			// The script's own faults: their heal runs on every node.
+			srep, serr := nemesis.HealScripts(hctx, pool, scripts)
+			maps.Copy(rep, srep)
+			err = errors.Join(err, serr)
 			r.Healed = rep
 			if err != nil {
 				r.Problems = append(r.Problems, fmt.Sprintf("healing faults failed: %v (run 'faultline heal' with the same nodes)", err))

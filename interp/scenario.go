@@ -53,7 +53,8 @@ type Scenario struct {
 	Nodes       []string
 	Budgets     map[string]Budget
 	OpTimeout   time.Duration
-	Time        string // "auto", "virtual" or "real"
+	Time        string   // "auto", "virtual" or "real"
+	libs        []LibUse // the --lib files the script loaded (Load sets it), recorded by Run
 	// Nemesis is the scenario's faults (nil = none); Landing the evidence
 	// the run must show that they took effect.
 	Nemesis *nemesis.Package

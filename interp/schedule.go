@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -38,6 +39,10 @@ type ScheduleHeader struct {
 	ScriptSHA256 string    `json:"script_sha256"`
 	SuiteSHA256  string    `json:"suite_sha256"` // empty for a scenario run without a suite
 	Started      time.Time `json:"started"`      // RFC3339
+	// Libs are the --lib roots the script loaded from, each with its
+	// digest; the files themselves are kept in the artifact directory's
+	// libs/NAME (see LibUse.Kept).
+	Libs []LibUse `json:"libs,omitempty"`
 }
 
 // Event is one line of a schedule after the header: an invocation (a client
@@ -352,7 +357,11 @@ func ReadSchedule(path string) (ScheduleHeader, []Event, error) {
 	if err != nil {
 		return ScheduleHeader{}, nil, fmt.Errorf("read schedule: %w", err)
 	}
-	return parseSchedule(data, path)
+	h, events, err := parseSchedule(data, path)
+	for i := range h.Libs {
+		h.Libs[i].Kept = filepath.Join(filepath.Dir(path), LibsDir, h.Libs[i].Name)
+	}
+	return h, events, err
 }
 
 // parseSchedule reads a schedule from data; name labels errors.
@@ -425,6 +434,13 @@ func parseHeader(line []byte) (ScheduleHeader, error) {
 	}
 	if h.Concurrency < 1 || h.Concurrency > gen.MaxConcurrency {
 		return h, fmt.Errorf("schedule header: concurrency %d is out of range 1..%d", h.Concurrency, gen.MaxConcurrency)
+	}
+	for _, u := range h.Libs {
+		// The names become paths of the kept copy: a hand-edited header
+		// must not point a replay outside the artifact directory.
+		if err := checkLibUse(u); err != nil {
+			return h, fmt.Errorf("schedule header: %w", err)
+		}
 	}
 	return h, nil
 }

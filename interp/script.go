@@ -37,6 +37,9 @@ type LoadOptions struct {
 type Script struct {
 	Path      string
 	Scenarios []*Scenario
+	// Libs are the --lib roots the script's loads used, with the files
+	// loaded and their digest; every scenario's run records them.
+	Libs []LibUse
 }
 
 // Load executes the script at path and returns its scenario declarations.
@@ -62,7 +65,11 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Script, error) {
 	if len(col.scenarios) == 0 {
 		return nil, &ScriptError{File: displayPath(abs), Line: 1, Col: 1, Msg: "no scenario(...) declared: nothing to run"}
 	}
-	return &Script{Path: path, Scenarios: col.scenarios}, nil
+	libs := l.usedLibs()
+	for _, sc := range col.scenarios {
+		sc.libs = libs
+	}
+	return &Script{Path: path, Scenarios: col.scenarios, Libs: libs}, nil
 }
 
 // Predeclared returns the names every script sees: the interpreter's own

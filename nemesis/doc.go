@@ -88,6 +88,14 @@
 // interp's reduction units, plans and probe read the registry, so adding a
 // fault is one new file.
 //
+// A script defines faults at run time (ScriptFault, the Starlark
+// nemesis.fault): Scripted.Define checks each against the built-ins and the
+// script's own, ScriptCycle schedules one, the Package carries it and
+// Options.Scripts hands it to the Worker, so it is scoped to its run. Its
+// ops are named start:NAME and stop:NAME (inject:NAME for one with no end),
+// which ByOp answers from the name alone: histories are windowed, judged
+// and replayed like any other. HealScripts runs their heal.
+//
 // # Building packages
 //
 // A Package is a nemesis: fault cycles (sleep interval, inject, hold, heal)

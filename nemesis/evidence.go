@@ -92,10 +92,18 @@ func (w *Window) judge() {
 	f, _ := ByOp(w.Fault)
 	what, network := f.Effect, f.Network
 	switch {
+	case !w.Landed && f.FromScript:
+		w.Reason = "the script's verify(nodes) returned no evidence from the victims after inject (None or empty, or the fault defines no verify)"
 	case !w.Landed:
 		w.Reason = "the read-back on the victims after inject did not show the fault in effect"
 	case w.Held != nil && !*w.Held:
 		w.Reason = "gone before the hold ended (reverted or bypassed behind faultline's back; " + span + ")"
+	case f.FromScript:
+		w.Proven = true
+		w.Reason = "the script's verify read evidence back from the victims after inject"
+		if w.Held != nil {
+			w.Reason += " and again when the hold ended"
+		}
 	case !network:
 		w.Proven = true
 		w.Reason = "read back on the victims after inject (process state, fill file)"

@@ -7,7 +7,8 @@ import (
 )
 
 // ResolveNodes picks the targets of a fault from a node spec: "one",
-// "minority", "majority", "primaries", "all", or an explicit list of node
+// "minority", "minority-third" (fewer than a third, at least one),
+// "majority", "primaries", "all", or an explicit list of node
 // names ([]string or []any of strings). rng picks random members; primaries
 // answers the "primaries" spec. The result keeps the pool's node order.
 func ResolveNodes(spec any, nodes []string, rng *rand.Rand, primaries []string) ([]string, error) {
@@ -28,6 +29,8 @@ func ResolveNodes(spec any, nodes []string, rng *rand.Rand, primaries []string) 
 			return pick(1), nil
 		case "minority":
 			return pick(max(1, (len(nodes)-1)/2)), nil
+		case "minority-third":
+			return pick(max(1, (len(nodes)-1)/3)), nil
 		case "majority":
 			return pick(len(nodes)/2 + 1), nil
 		case "all":
@@ -41,7 +44,7 @@ func ResolveNodes(spec any, nodes []string, rng *rand.Rand, primaries []string) 
 		if slices.Contains(nodes, v) {
 			return []string{v}, nil
 		}
-		return nil, fmt.Errorf("unknown node spec %q (want one, minority, majority, primaries, all, a node name or a list)", v)
+		return nil, fmt.Errorf("unknown node spec %q (want one, minority, minority-third, majority, primaries, all, a node name or a list)", v)
 	case []string:
 		return checkNames(nodes, v)
 	case []any:

@@ -19,6 +19,8 @@ type Package struct {
 	gen    gen.Generator
 	cycles []faultCycle // the schedule of a package built from fault cycles
 	final  gen.Generator
+	// scripts are the script-defined faults the cycles inject.
+	scripts []*ScriptFault
 }
 
 // Name is what the package was built as: a fault's name, "compose" or
@@ -104,10 +106,14 @@ func Compose(ps ...*Package) (*Package, error) {
 		cycles = append(cycles, p.cycles...)
 		timed = timed && p.cycles != nil
 	}
-	if timed {
-		return &Package{name: "compose", gen: newTimeline(cycles), cycles: cycles, final: Heal()}, nil
+	scripts, err := mergeScripts(ps)
+	if err != nil {
+		return nil, err
 	}
-	return &Package{name: "compose", gen: gen.Mix(gens...), final: Heal()}, nil
+	if timed {
+		return &Package{name: "compose", gen: newTimeline(cycles), cycles: cycles, final: Heal(), scripts: scripts}, nil
+	}
+	return &Package{name: "compose", gen: gen.Mix(gens...), final: Heal(), scripts: scripts}, nil
 }
 
 // stopValue is what the healing op of a cycle carries: process faults need

@@ -56,6 +56,9 @@ type Fault struct {
 	// Validate checks the value of an Inject op before it is scheduled
 	// (Cycle); nil accepts any value.
 	Validate func(value any) error
+	// FromScript marks a fault a scenario script defined (ScriptFault):
+	// its steps are the script's, given to the Worker by Options.Scripts.
+	FromScript bool
 
 	// inject performs the Inject op, end the End op.
 	inject, end step
@@ -167,13 +170,14 @@ func Lookup(name string) (Fault, bool) {
 	return registry[i], true
 }
 
-// ByOp returns the fault whose Inject or End op is f.
+// ByOp returns the fault whose Inject or End op is f: a built-in, or a
+// script-defined fault (ScriptFault), known by the naming of its ops.
 func ByOp(f string) (Fault, bool) {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
 	i, ok := byOp[f]
 	if !ok {
-		return Fault{}, false
+		return scriptByOp(f)
 	}
 	return registry[i], true
 }

@@ -23,6 +23,9 @@ type Options struct {
 	// Primaries names the database's current primaries, for the "primaries"
 	// partition and node specs; nil means the database has none.
 	Primaries func(ctx context.Context) ([]string, error)
+	// Scripts are the faults the run's script defined (Package.Scripts),
+	// whose ops the Worker performs by calling the script's functions.
+	Scripts []*ScriptFault
 }
 
 // Worker executes nemesis ops on the nodes of a pool. It implements
@@ -52,6 +55,11 @@ type Worker struct {
 	shaping  map[string]mesh.Shaping // node -> shaping of its inbound links
 	shapedBy map[string][]string     // "loss", "delay", "bandwidth" -> targets
 	meshBase map[mesh.Link]mesh.Counters
+
+	// scripts are Options.Scripts by name; scriptTargets the victims of
+	// each script fault in effect, for the stop that ends it.
+	scripts       map[string]*ScriptFault
+	scriptTargets map[string][]string
 }
 
 var _ gen.Worker = (*Worker)(nil)
@@ -64,6 +72,10 @@ func New(o Options) (*Worker, error) {
 	w := &Worker{opts: o, rng: rand.New(rand.NewPCG(o.Seed, 0xfa17)), addrs: map[string]string{}, ctl: map[string]string{}}
 	for _, n := range o.Pool.Nodes() {
 		w.nodes = append(w.nodes, n.Name)
+	}
+	w.scripts = map[string]*ScriptFault{}
+	for _, f := range o.Scripts {
+		w.scripts[f.Name] = f
 	}
 	return w, nil
 }
@@ -87,6 +99,8 @@ func (w *Worker) Invoke(ctx context.Context, op history.Op) history.Op {
 		res, err = w.heal(ctx)
 	case !ok:
 		res, err = outcome{value: op.Value}, fmt.Errorf("nemesis: unknown fault %q", op.F)
+	case f.FromScript:
+		res, err = w.scriptStep(ctx, f, op.F, op.Value)
 	case op.F == f.Inject:
 		res, err = f.inject(w, ctx, op.Value)
 	default:
@@ -276,9 +290,20 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 			stop(f.Inject, res, err)
 		}
 	}
+	// A script fault still in effect is ended by its own stop, so its
+	// window records what its verify read back.
+	scriptHeld, scriptErr := w.openScripts(ctx)
+	for f, h := range scriptHeld {
+		held[f] = h
+	}
 	rep, err := HealAll(ctx, w.opts.Pool)
+	srep, serr := HealScripts(ctx, w.opts.Pool, w.opts.Scripts)
+	for k, v := range srep {
+		rep[k] = v
+	}
+	err = errors.Join(scriptErr, err, serr)
 	w.partition, w.loss, w.shaped, w.filled = nil, nil, nil, nil
-	w.shaping, w.shapedBy, w.procTargets = nil, nil, nil
+	w.shaping, w.shapedBy, w.procTargets, w.scriptTargets = nil, nil, nil, nil
 	ev := map[string]any{}
 	for node, removed := range rep {
 		ev[node] = strs(removed)

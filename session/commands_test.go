@@ -53,18 +53,17 @@ func TestReproduceCommand(t *testing.T) {
 func TestReplayCommand(t *testing.T) {
 	tests := []struct {
 		name  string
-		libs  []string
 		nodes Nodes
 		want  string
 	}{
-		{"local: the schedule says so", nil, Nodes{Local: true}, "faultline replay S"},
-		{"load roots", []string{"x=lib"}, Nodes{Local: true, List: "a,b"}, "faultline replay S --lib x=lib"},
-		{"SSH nodes are not recorded: repeated", nil, Nodes{File: "f", User: "root"}, "faultline replay S --nodes-file f"},
-		{"in-process", nil, Nodes{}, "faultline replay S"},
+		{"local: the schedule says so", Nodes{Local: true}, "faultline replay S"},
+		{"load roots are kept by the session: not repeated", Nodes{Local: true, List: "a,b"}, "faultline replay S"},
+		{"SSH nodes are not recorded: repeated", Nodes{File: "f", User: "root"}, "faultline replay S --nodes-file f"},
+		{"in-process", Nodes{}, "faultline replay S"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ReplayCommand("S", tt.libs, tt.nodes); got != tt.want {
+			if got := ReplayCommand("S", tt.nodes); got != tt.want {
 				t.Errorf("ReplayCommand = %q, want %q", got, tt.want)
 			}
 		})
@@ -180,7 +179,7 @@ func TestReplayReport(t *testing.T) {
 	path := filepath.Join(sess.Dir, "findings", "report.md")
 	testfile.MustContain(t, path, "# Replay of orig", "## a: reproduced: yes, the same anomaly on the same keys",
 		"- Replay: `new/a`: linearizable key=1", "## b: reproduced: no (the replay did not run)",
-		"- Replay: did not run: the recorded script is gone", "Replay again: `faultline replay orig --lib x=lib`")
+		"- Replay: did not run: the recorded script is gone", "Replay again: `faultline replay orig`")
 	text, _ := os.ReadFile(path)
 	if strings.Contains(string(text), "new/b") {
 		t.Errorf("a replay that did not run is reported with an artifact:\n%s", text)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/plans"
 )
 
@@ -36,7 +38,14 @@ func SuiteLoadPath(outDir, suite string) (string, error) {
 // one: see writeCompiled) and reports on out what it wrote and every
 // diagnostic. A plan that does not lint, or a field that could not be
 // mapped, is a Rejected Error (the files are written first).
-func CompilePlan(out io.Writer, path, outDir string, o plans.CompileOptions) error {
+//
+// With load roots libs (--lib NAME=DIR) each file written is then loaded
+// as run loads it (see CheckLoads), so a suite whose load("@NAME//...")
+// does not resolve, or leaves its root, is found at compile time.
+func CompilePlan(ctx context.Context, out io.Writer, path, outDir string, o plans.CompileOptions, libs []string) error {
+	if _, err := interp.ParseLibs(libs); err != nil {
+		return usage("compile: %w", err)
+	}
 	p, ds, err := plans.Load(path)
 	if err != nil {
 		return rejected(err)
@@ -57,17 +66,98 @@ func CompilePlan(out io.Writer, path, outDir string, o plans.CompileOptions) err
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
+	var written []string
 	for _, c := range cs {
-		msg, err := writeCompiled(filepath.Join(outDir, c.File), c.Source)
+		file := filepath.Join(outDir, c.File)
+		msg, err := writeCompiled(file, c.Source)
 		if err != nil {
 			return fmt.Errorf("compile: %s: %w", c.ID, err)
 		}
+		if strings.HasPrefix(msg, "kept ") {
+			file += ".new"
+		}
+		written = append(written, file)
 		fmt.Fprintf(out, "%s: %s\n", c.ID, msg)
 	}
 	if plans.HasErrors(cds) {
 		return rejected(fmt.Errorf("%s: some fields could not be mapped (errors above); extend the plan's wording or add a ```starlark block, then recompile", path))
 	}
+	if len(libs) > 0 {
+		if err := CheckLoads(ctx, out, written, libs); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(out, "%s: compiled %d scenario files into %s\n", path, len(cs), outDir)
+	return nil
+}
+
+// CheckLoads loads each scenario file in files with the load roots libs
+// (NAME=DIR) as run loads it, touching no node (node calls at load time
+// are only recorded), and says on out that it loads. The first that does
+// not is a Rejected Error naming the file and line of the failing load.
+func CheckLoads(ctx context.Context, out io.Writer, files, libs []string) error {
+	for _, f := range files {
+		scenarios, err := LintScript(ctx, f, LintOptions{Libs: libs})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "%s: loads with the --lib roots (%d scenarios)\n", f, len(scenarios))
+	}
+	return nil
+}
+
+// ProbeLoads compiles the plan at path with its suite (suite is --suite,
+// resolved as PlanSuite does) into a temporary directory and loads each
+// scenario file with the load roots libs (CheckLoads): what probe --lib
+// checks, so a library a run would fail to load is found before the run.
+func ProbeLoads(ctx context.Context, out io.Writer, path, suite string, libs []string) error {
+	if _, err := interp.ParseLibs(libs); err != nil {
+		return usage("probe: %w", err)
+	}
+	p, ds, err := plans.Load(path)
+	if err != nil {
+		return rejected(err)
+	}
+	if plans.HasErrors(ds) {
+		return rejected(fmt.Errorf("%s: the plan does not lint", path))
+	}
+	file, err := PlanSuite(suite, path, p)
+	if err != nil {
+		return rejected(fmt.Errorf("%s: run would be BLOCKED: %w", path, err))
+	}
+	harness, err := os.MkdirTemp("", "faultline-probe-")
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	defer os.RemoveAll(harness)
+	rel, err := suitePath(file, path, harness)
+	if err != nil {
+		return usage("probe: %w", err)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return rejected(fmt.Errorf("probe: read plan: %w", err))
+	}
+	cs, cds := plans.Compile(p, plans.CompileOptions{Suite: rel, Source: src})
+	if plans.HasErrors(cds) {
+		for _, d := range cds {
+			fmt.Fprintln(out, d.String())
+		}
+		return rejected(fmt.Errorf("%s: some fields could not be mapped (errors above)", path))
+	}
+	var files []string
+	for _, c := range cs {
+		f := filepath.Join(harness, c.File)
+		if err := os.WriteFile(f, []byte(c.Source), 0o644); err != nil {
+			return fmt.Errorf("probe: %w", err)
+		}
+		files = append(files, f)
+	}
+	var b strings.Builder
+	if err := CheckLoads(ctx, &b, files, libs); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: %d scenarios load with suite %s and the --lib roots\n", path, len(files), file)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,6 +96,17 @@ func HealSessionDBs(ctx context.Context, pool *control.Pool, session string, lib
 			fmt.Fprintf(out, "%s: not torn down: %v\n", label, err)
 			continue
 		}
+		// The script's own faults (nemesis.fault) first: the db's teardown
+		// must not be cut off by one the killed run left.
+		if scripts := scenarioScripts(sc); len(scripts) > 0 {
+			rep, herr := nemesis.HealScripts(ctx, pool, scripts)
+			for _, k := range slices.Sorted(maps.Keys(rep)) {
+				fmt.Fprintf(out, "%s of %s (%s): %s\n", k, h.Scenario, h.Script, strings.Join(rep[k], "; "))
+			}
+			if herr != nil {
+				errs = append(errs, fmt.Errorf("faults of %s (%s): %w", h.Scenario, h.Script, herr))
+			}
+		}
 		d := sc.DB
 		if d == nil {
 			fmt.Fprintf(out, "%s: the scenario has no db recipe: nothing to tear down\n", label)
@@ -114,6 +126,28 @@ func HealSessionDBs(ctx context.Context, pool *control.Pool, session string, lib
 		fmt.Fprintf(out, "%s: %s\n", label, what)
 	}
 	return errors.Join(errs...)
+}
+
+// scenarioScripts returns the faults sc's script defined and its nemesis
+// schedules, at any tier.
+func scenarioScripts(sc *interp.Scenario) []*nemesis.ScriptFault {
+	var out []*nemesis.ScriptFault
+	add := func(p *nemesis.Package) {
+		for _, f := range p.Scripts() {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	if sc.Nemesis != nil {
+		add(sc.Nemesis)
+	}
+	for _, tier := range slices.Sorted(maps.Keys(sc.NemesisByTier)) {
+		if p := sc.NemesisByTier[tier]; p != nil {
+			add(p)
+		}
+	}
+	return out
 }
 
 // missingNodes lists the recorded nodes that pool lacks.
@@ -170,6 +204,7 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	WriteHealReport(o.Report, rep, err)
 	if o.Session == "" {
 		fmt.Fprintln(o.Report, "db: left as it is (heal --session DIR tears down what that session's runs set up)")
+		fmt.Fprintln(o.Report, "faults defined in scripts (nemesis.fault): left as they are (heal --session DIR runs their heal)")
 	} else if dberr := HealSessionDBs(ctx, pool, o.Session, libs, o.Report, o.Progress); dberr != nil {
 		err = errors.Join(err, dberr)
 	}

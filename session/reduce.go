@@ -196,7 +196,7 @@ func Reduce(ctx context.Context, o ReduceOptions) (*Reduction, error) {
 	if err := sess.WriteJSON(filepath.Join("artifacts", t.id, "checker.json"), t.orig); err != nil {
 		return nil, err
 	}
-	rec.ReplayCommand = ReplayCommand(sess.Dir, f.Libs, f.Nodes)
+	rec.ReplayCommand = ReplayCommand(sess.Dir, f.Nodes)
 	if err := sess.WriteJSON("reduce.json", rec); err != nil {
 		return nil, err
 	}

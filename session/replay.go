@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,10 @@ type ReplayOptions struct {
 	// Out is the session root of the new session; "" puts it beside the
 	// original (<root>/<slug>/<UTC time>-replay).
 	Out string
-	// Libs are the original run's load roots, NAME=DIR.
+	// Libs are load roots, NAME=DIR. None are needed: the session keeps a
+	// copy of the files each root gave the run, and replay loads that; a
+	// root given here is used instead of the copy, with a warning when its
+	// files changed since the run (see recordedLibs).
 	Libs []string
 	// CheckTimeout bounds each checker's search; 0 is two minutes.
 	CheckTimeout time.Duration
@@ -220,7 +224,7 @@ func writeReplayReport(sess *report.Session, original string, f ReplayOptions, o
 		fmt.Fprintf(&b, "- Replay: `%s`: %s\n", o.Replay, OrNone(o.Now))
 		fmt.Fprintf(&b, "- Replay check: %s: %s\n", o.Result, o.Summary)
 	}
-	fmt.Fprintf(&b, "\nReplay again: `%s`\n", ReplayCommand(original, f.Libs, f.Nodes))
+	fmt.Fprintf(&b, "\nReplay again: `%s`\n", ReplayCommand(original, f.Nodes))
 	if err := os.WriteFile(filepath.Join(sess.Dir, "findings", "report.md"), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write replay report: %w", err)
 	}
@@ -237,11 +241,18 @@ func loadRecorded(ctx context.Context, h interp.ScheduleHeader, libs map[string]
 	if _, err := os.Stat(h.Script); err != nil {
 		return nil, fmt.Errorf("the recorded script is gone: %w", err)
 	}
+	given := libs
+	libs, err := recordedLibs(h, given, stderr)
+	if err != nil {
+		return nil, err
+	}
 	loaded, err := interp.Load(ctx, h.Script, interp.LoadOptions{Libs: libs, Seed: h.Seed, Print: stderr, Pool: pool})
-	if err != nil && len(libs) == 0 {
-		// The schedule does not record load roots; the printed commands
-		// carry them, a hand-typed one may not.
+	if err != nil && len(h.Libs) == 0 && len(given) == 0 {
+		// A schedule written before load roots were recorded.
 		return nil, fmt.Errorf("%w (if the original run had --lib NAME=DIR, pass it again)", err)
+	}
+	if err != nil && len(h.Libs) > 0 {
+		return nil, fmt.Errorf("%w (the kept copy of a library holds only the files the run loaded; if the script now loads others, pass --lib NAME=DIR)", err)
 	}
 	if err != nil {
 		return nil, err
@@ -251,6 +262,38 @@ func loadRecorded(ctx context.Context, h interp.ScheduleHeader, libs map[string]
 		return nil, fmt.Errorf("%s declares no scenario %q any more", h.Script, h.Scenario)
 	}
 	return loaded.Scenarios[i], nil
+}
+
+// recordedLibs returns the load roots that reload the script of h: each
+// root the run loaded from is the run's kept copy of the files it loaded
+// (so a replay needs no --lib, and works after the library's directory is
+// gone), unless the root is given again in given: then the directory given
+// is used, as asked (to replay against a fixed library, say), with a warning
+// on stderr when its files differ from those the run loaded. Roots given
+// that the run did not use pass through.
+func recordedLibs(h interp.ScheduleHeader, given map[string]string, stderr io.Writer) (map[string]string, error) {
+	libs := maps.Clone(given)
+	if libs == nil {
+		libs = map[string]string{}
+	}
+	for _, u := range h.Libs {
+		if dir, ok := given[u.Name]; ok {
+			now, err := u.DigestNow(dir)
+			switch {
+			case err != nil:
+				fmt.Fprintf(stderr, "faultline: warning: library @%s changed since the recorded run: %v; replaying with %s as given (the run's copy is in %s)\n", u.Name, err, dir, u.Kept)
+			case now != u.SHA256:
+				fmt.Fprintf(stderr, "faultline: warning: library @%s changed since the recorded run: the %d files it loaded from %s now have sha256 %s, the run's had %s; replaying with %s as given (the run's copy is in %s)\n",
+					u.Name, len(u.Files), dir, now, u.SHA256, dir, u.Kept)
+			}
+			continue
+		}
+		if st, err := os.Stat(u.Kept); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("the run's copy of library @%s (%s) is missing; pass --lib %s=DIR", u.Name, u.Kept, u.Name)
+		}
+		libs[u.Name] = u.Kept
+	}
+	return libs, nil
 }
 
 // OrNone lists anomaly signatures, or says there was no anomaly.

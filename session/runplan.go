@@ -157,7 +157,7 @@ func RunPlan(ctx context.Context, o Options) (*Result, error) {
 		}
 		if u.result != nil && res.Replay == "" {
 			// Every executed scenario recorded its schedule.
-			res.Replay = ReplayCommand(sess.Dir, f.Libs, f.Nodes)
+			res.Replay = ReplayCommand(sess.Dir, f.Nodes)
 		}
 		res.Units = append(res.Units, unit)
 	}
@@ -354,7 +354,7 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f Options
 				Title: bad.Summary, Scenario: u.compiled.ID, Hypothesis: creditedHypotheses(closes(p, u.compiled.ID), faulted, placed),
 				WhatHappened: bad.Explanation, Context: context,
 				Reproducer: fmt.Sprintf("%s --scenario %s (the recorded schedule); from the seed alone: %s",
-					ReplayCommand(sess.Dir, f.Libs, f.Nodes), art, planReproduce(path, u.compiled.ID, u.result.Seed, f)),
+					ReplayCommand(sess.Dir, f.Nodes), art, planReproduce(path, u.compiled.ID, u.result.Seed, f)),
 				Reduction:      fmt.Sprintf("not reduced in this session; faultline reduce %s --scenario %s shrinks the history and the schedule", sess.Dir, art),
 				Classification: string(u.decision.Verdict),
 				Evidence:       filepath.Join("artifacts", art, "checker.txt"),

@@ -46,6 +46,8 @@ scenario(
 	if len(res.Outcomes) != 1 || !strings.Contains(res.Outcomes[0].Replay, "--seed 42") {
 		t.Errorf("outcomes %+v: want the reproduce command with --seed 42", res.Outcomes)
 	}
+	// No nemesis: the stale read is placed in time with no fault active.
+	testfile.MustContain(t, filepath.Join(r.SessionDir, "findings", "report.md"), "- When and where: op ", "no fault was active")
 	var written struct {
 		SchemaVersion int    `json:"schema_version"`
 		Kind          string `json:"kind"`

@@ -53,25 +53,27 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 // ScenarioOutcome is one scenario run of a script: its line in
 // results.json's scenarios and in the summary.
 type ScenarioOutcome struct {
-	Scenario    string            `json:"scenario"`
-	Tier        string            `json:"tier"`
-	Seed        uint64            `json:"seed"`
-	Virtual     bool              `json:"simulated_time"`
-	Invoked     int64             `json:"invoked"`
-	OK          int64             `json:"ok"`
-	Fail        int64             `json:"fail"`
-	Info        int64             `json:"info"`
-	Cancelled   bool              `json:"cancelled"`
-	Result      string            `json:"result"` // valid, invalid, unknown, error
-	Summary     string            `json:"summary"`
-	Problems    []string          `json:"problems,omitempty"`
-	History     string            `json:"history,omitempty"`
-	Check       check.Result      `json:"check"`
-	Faults      []nemesis.Window  `json:"faults,omitempty"`
-	Landing     []nemesis.Finding `json:"landing,omitempty"`
-	Replay      string            `json:"replay"`
-	Error       string            `json:"error,omitempty"`
-	ElapsedSecs float64           `json:"elapsed_seconds"`
+	Scenario  string            `json:"scenario"`
+	Tier      string            `json:"tier"`
+	Seed      uint64            `json:"seed"`
+	Virtual   bool              `json:"simulated_time"`
+	Invoked   int64             `json:"invoked"`
+	OK        int64             `json:"ok"`
+	Fail      int64             `json:"fail"`
+	Info      int64             `json:"info"`
+	Cancelled bool              `json:"cancelled"`
+	Result    string            `json:"result"` // valid, invalid, unknown, error
+	Summary   string            `json:"summary"`
+	Problems  []string          `json:"problems,omitempty"`
+	History   string            `json:"history,omitempty"`
+	Check     check.Result      `json:"check"`
+	Faults    []nemesis.Window  `json:"faults,omitempty"`
+	Landing   []nemesis.Finding `json:"landing,omitempty"`
+	Replay    string            `json:"replay"`
+	// Context places an invalid verdict's ops in the run (anomalyContext).
+	Context     string  `json:"context,omitempty"`
+	Error       string  `json:"error,omitempty"`
+	ElapsedSecs float64 `json:"elapsed_seconds"`
 	// Decision is the scenario's verdict with the evidence behind it, by
 	// the same decision tree, gates and audits as a plan unit.
 	Decision verdict.Decision `json:"decision"`
@@ -174,7 +176,7 @@ func RunScript(ctx context.Context, o Options) (*Result, error) {
 		Result: Overall(runExitCode(outcomes)), ExitCode: code, Units: report.UnitResults(units), Scenarios: outcomes}
 	for _, out := range outcomes {
 		if out.History != "" {
-			res.Replay = ReplayCommand(sess.Dir, o.Libs, o.Nodes) // every run recorded its schedule
+			res.Replay = ReplayCommand(sess.Dir, o.Nodes) // every run recorded its schedule
 			break
 		}
 	}
@@ -214,6 +216,9 @@ func runOne(ctx context.Context, sc *interp.Scenario, f Options, sess *report.Se
 		o.Check, o.Problems = res.Check, res.Problems
 		o.Faults, o.Landing = res.Faults, res.Landing
 		o.Seed = res.Seed
+		if res.Check.Valid == check.Invalid {
+			o.Context, _, _ = anomalyContext(res.Ops, violation(res.Check).Ops)
+		}
 	}
 	// Built once the run says whether it ran in real time, so --realtime
 	// appears once whether the flag or the client asked for it.

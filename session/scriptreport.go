@@ -53,11 +53,12 @@ func libFlags(libs []string) string {
 }
 
 // ReplayCommand is the command that replays a session's recorded
-// schedules: the recorded header says whether the nodes were local, but
-// neither the load roots (libs, as NAME=DIR) nor real nodes are recorded,
-// so they are repeated.
-func ReplayCommand(session string, libs []string, n Nodes) string {
-	cmd := "faultline replay " + shellQuote(session) + libFlags(libs)
+// schedules: the recorded header says whether the nodes were local, and the
+// session keeps a copy of every --lib file the run loaded (replay restores
+// them, so no --lib is repeated), but real nodes are not recorded, so they
+// are repeated.
+func ReplayCommand(session string, n Nodes) string {
+	cmd := "faultline replay " + shellQuote(session)
 	if !n.Local {
 		cmd += n.flags()
 	}
@@ -143,6 +144,9 @@ func renderScriptReport(dir, script string, f Options, outcomes []ScenarioOutcom
 		if o.Check.Explanation != "" && o.Result != "valid" {
 			fmt.Fprintf(&b, "```\n%s\n```\n\n", strings.TrimRight(o.Check.Explanation, "\n"))
 		}
+		if o.Context != "" {
+			fmt.Fprintf(&b, "- When and where: %s\n", o.Context)
+		}
 		for _, p := range o.Problems {
 			fmt.Fprintf(&b, "- problem: %s\n", p)
 		}
@@ -160,7 +164,7 @@ func renderScriptReport(dir, script string, f Options, outcomes []ScenarioOutcom
 			b.WriteString("- Node logs: none saved (in-process client, or a db without `logs`)\n")
 		}
 		fmt.Fprintf(&b, "- Reproduce from the seed: `%s`\n", o.Replay)
-		fmt.Fprintf(&b, "- Replay the recorded schedule: `%s --scenario %s`\n", ReplayCommand(dir, f.Libs, f.Nodes), o.Scenario)
+		fmt.Fprintf(&b, "- Replay the recorded schedule: `%s --scenario %s`\n", ReplayCommand(dir, f.Nodes), o.Scenario)
 	}
 	return b.String()
 }

@@ -84,7 +84,7 @@ func TestPrintedCommandsRun(t *testing.T) {
 
 	// The session holds a findings report, the counts and a logs directory.
 	testfile.MustContain(t, filepath.Join(first.SessionDir, "findings", "report.md"), "# Findings: "+script, "| stale |", "invalid",
-		"Reproduce from the seed: `"+sc.Replay+"`", "faultline replay "+first.SessionDir+" --lib "+lib+" --scenario stale")
+		"Reproduce from the seed: `"+sc.Replay+"`", "faultline replay "+first.SessionDir+" --scenario stale")
 	var metrics session.ScriptMetrics
 	testfile.ReadJSON(t, filepath.Join(first.SessionDir, "metrics", "summary.json"), &metrics)
 	if len(metrics.Scenarios) != 1 || metrics.Scenarios[0].Invoked == 0 || metrics.Scenarios[0].Result != "invalid" || !metrics.Scenarios[0].SimulatedTime {
@@ -121,7 +121,7 @@ func TestPrintedCommandsRun(t *testing.T) {
 	}
 
 	// The replay command, without --out: the replay lands beside the original.
-	replay := shellWords(t, session.ReplayCommand(first.SessionDir, []string{lib}, session.Nodes{}))
+	replay := shellWords(t, session.ReplayCommand(first.SessionDir, session.Nodes{}))
 	code, stdout, stderr = runCLI(t, replay[1:]...)
 	if code != exitFail || !strings.Contains(stdout, "stale: reproduced: yes") {
 		t.Fatalf("replay: exit %d, want %d and the anomaly reproduced\n%s\n%s", code, exitFail, stdout, stderr)
@@ -282,8 +282,10 @@ func TestHelpTexts(t *testing.T) {
 }
 
 // TestPlanReproducersOfALocalRun: a plan run with --local and --lib prints
-// replay and reproduce commands that carry both (they used to drop --lib,
-// and --local came without node names when --nodes named none).
+// reproduce commands that carry both (they used to drop --lib, and --local
+// came without node names when --nodes named none) and a replay command
+// that needs neither (the schedule says the nodes were local, and the
+// session keeps the library files the run loaded).
 func TestPlanReproducersOfALocalRun(t *testing.T) {
 	out := t.TempDir()
 	plan := filepath.Join("..", "..", "plans", "testdata", "tenant-isolation.md")
@@ -295,7 +297,7 @@ func TestPlanReproducersOfALocalRun(t *testing.T) {
 		t.Fatalf("exit %d, want %d (the tenant-isolation arm fails)\n%s\n%s", code, exitFail, stdout, stderr)
 	}
 	dir := onlySession(t, filepath.Join(out, "tenant-isolation"))
-	replay := "faultline replay " + dir + " --lib " + lib
+	replay := "faultline replay " + dir
 	if !strings.Contains(stdout, "replay: "+replay+"\n") {
 		t.Errorf("stdout lacks %q:\n%s", "replay: "+replay, stdout)
 	}

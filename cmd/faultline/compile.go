@@ -10,12 +10,14 @@ import (
 
 func newCompileCmd() *cobra.Command {
 	var outDir, suite, tier string
+	var libs []string
 	cmd := &cobra.Command{
 		Use:   "compile PLAN.md [--out DIR] [--suite PATH]",
 		Short: "Turn a test plan's scenarios into Starlark scenario files",
 		Long:  help("compile"),
 		Example: `  faultline compile examples/plans/demo.md --out /tmp/demo --suite examples/demo/faultline.star
-  faultline compile plan.md --tier smoke`,
+  faultline compile plan.md --tier smoke
+  faultline compile plan.md --out harness --suite suite/faultline.star --lib mylib=./lib`,
 		Args: exactlyOne("compile", "PLAN.md"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o := plans.CompileOptions{Tier: verdict.Tier(tier)}
@@ -29,7 +31,7 @@ func newCompileCmd() *cobra.Command {
 				}
 				o.Suite = rel
 			}
-			return exitOf(session.CompilePlan(cmd.OutOrStdout(), args[0], outDir, o))
+			return exitOf(session.CompilePlan(cmd.Context(), cmd.OutOrStdout(), args[0], outDir, o, libs))
 		},
 	}
 	cmd.Flags().StringVarP(&outDir, "out", "o", ".", "directory the scenario files are written to")
@@ -37,6 +39,7 @@ func newCompileCmd() *cobra.Command {
 	_ = cmd.Flags().MarkShorthandDeprecated("out", "use --out DIR")
 	cmd.Flags().StringVar(&suite, "suite", "", "suite file defining nodes, db and client (default faultline.star beside the output)")
 	cmd.Flags().StringVar(&tier, "tier", "", "emit only this tier's budget (smoke, hardening, release); default every declared tier")
+	cmd.Flags().StringArrayVar(&libs, "lib", nil, "load root NAME=DIR the suite loads from; each file written is then loaded to check (repeatable)")
 	registerTierCompletion(cmd)
 	return cmd
 }

@@ -8,11 +8,13 @@ import (
 
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/probe"
+	"github.com/faultline/faultline/session"
 )
 
 func newProbeCmd() *cobra.Command {
-	var assume, skip []string
+	var assume, skip, libs []string
 	var local bool
+	var suite string
 	cmd := &cobra.Command{
 		Use:   "probe PLAN.md",
 		Short: "Show the environment capability matrix a plan needs (installs nothing)",
@@ -30,6 +32,11 @@ func newProbeCmd() *cobra.Command {
 					fmt.Fprintln(cmd.ErrOrStderr(), d.String())
 				}
 				return &exitError{code: exitRejected, err: fmt.Errorf("%s: the plan does not lint", args[0])}
+			}
+			if len(libs) > 0 {
+				if err := session.ProbeLoads(cmd.Context(), cmd.OutOrStdout(), args[0], suite, libs); err != nil {
+					return exitOf(err)
+				}
 			}
 			src, _ := os.ReadFile(args[0])
 			compiled, _ := plans.Compile(p, plans.CompileOptions{Source: src})
@@ -55,5 +62,7 @@ func newProbeCmd() *cobra.Command {
 	cmd.Flags().StringArrayVar(&assume, "assume", nil, "CAPABILITY=present|absent: trust the operator, do not probe (repeatable)")
 	cmd.Flags().BoolVar(&local, "local", false, "the plan will run with --local: network faults go through faultline's proxy mesh and need no host capability")
 	cmd.Flags().StringArrayVar(&skip, "skip", nil, "a capability or scenario id to skip (repeatable)")
+	cmd.Flags().StringArrayVar(&libs, "lib", nil, "load root NAME=DIR the suite loads from: the plan's scenarios are loaded with it, as run would (repeatable)")
+	cmd.Flags().StringVar(&suite, "suite", "", "with --lib: the suite file run would use (default: the plan's Suite: header, else faultline.star beside the plan)")
 	return cmd
 }

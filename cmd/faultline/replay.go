@@ -40,7 +40,7 @@ func newReplayCmd() *cobra.Command {
 // roots, the checker's bound, and the nodes to run on.
 func (f *replayFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.out, "out", "test-sessions", "session root directory")
-	fl.StringArrayVar(&f.Libs, "lib", nil, "load root: NAME=DIR, as given to the original run (repeatable)")
+	fl.StringArrayVar(&f.Libs, "lib", nil, "load root NAME=DIR to use instead of the session's copy of the run's library (warns when it changed; repeatable)")
 	fl.DurationVar(&f.CheckTimeout, "check-timeout", 2*time.Minute, "bound on each checker's search")
 	registerNodes(fl, &f.Nodes)
 	registerLocal(fl, &f.Nodes)

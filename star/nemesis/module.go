@@ -34,6 +34,8 @@ func init() { star.Register("nemesis", Module) }
 //	nemesis.bitflip_file(nodes="one", path=, offset=None, bit=0, start=, interval=, repeat=)
 //	nemesis.compose([pkg, ...])   every package's faults at their own times (they may overlap), one final heal
 //	nemesis.heal()                a generator of one heal op
+//	nemesis.fault(name, start, stop=None, verify=None, heal=None)   a fault written in Starlark (FaultValue);
+//	                              calling it, f(nodes="one", interval=, hold=, start=, repeat=), schedules it
 //
 // Every cycle takes start= (the first fault; default one interval in),
 // interval= (the wait after each heal), hold= (how long a fault stays) and
@@ -53,6 +55,7 @@ var Module = &starlarkstruct.Module{
 		"bitflip_file":  starlark.NewBuiltin("nemesis.bitflip_file", corruptBuiltin("bitflip_file")),
 		"compose":       starlark.NewBuiltin("nemesis.compose", composeBuiltin),
 		"heal":          starlark.NewBuiltin("nemesis.heal", healBuiltin),
+		"fault":         starlark.NewBuiltin("nemesis.fault", faultBuiltin),
 	},
 }
 
