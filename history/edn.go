@@ -25,6 +25,9 @@ type ednReader struct {
 	line  bool                        // the input is one log line: its end is "end of line"
 	lean  leanState                   // the op-value fast path's buffers (ednread.go)
 	last  [fieldFaultEpoch + 1]string // the last text of each op field, for textOf
+	// defaultedIndex and defaultedTime say the last op read had no index
+	// or time, so its ordinal filled them (readEDNSplit renumbers those).
+	defaultedIndex, defaultedTime bool
 }
 
 func (r *ednReader) errorf(off int, format string, args ...any) *ParseError {

@@ -9,6 +9,9 @@ import (
 // map (optionally tagged, as in #jepsen.history.Op{...}) or a vector or list of
 // op maps. One map per line and one big vector are both such sequences.
 func readEDN(data []byte) ([]Op, []int, error) {
+	if ops, lines, ok := readEDNSplit(data); ok {
+		return ops, lines, nil
+	}
 	r := ednReader{data: data}
 	ops := make([]Op, 0, bytes.Count(data, []byte{'\n'})+1)
 	lines := make([]int, 0, cap(ops))
@@ -101,6 +104,7 @@ func (r *ednReader) readOp(ordinal int64) (Op, *ParseError) {
 		}
 	}
 	r.leave()
+	r.defaultedIndex, r.defaultedTime = b.seen&(1<<fieldIndex) == 0, b.seen&(1<<fieldTime) == 0
 	op, err := b.finish(ordinal)
 	if err != nil {
 		return Op{}, r.errorf(open, "%v", err)

@@ -315,8 +315,9 @@ func FuzzLeanValues(f *testing.F) {
 // from an EDN file and checks it against strict-serializable, as `faultline
 // check` does: 10 processes, 1-4 micro-ops, keys retired after 16 appends,
 // 1% failed and 1% indeterminate transactions. "baseline" is the reader as
-// it was before the op-value fast path (generic values); "lean" is the
-// reader as it is.
+// it was before the op-value fast path (generic values, one piece);
+// "lean-one-piece" adds the fast path; "lean" is the reader as it is, which
+// also reads a large one-op-per-line file in pieces on every core.
 // It reports transactions per second wall, the CPU seconds the process
 // used per history (user and system, so other load on the machine counts
 // less), the peak heap sampled, the heap the history holds once read, and
@@ -328,11 +329,14 @@ func BenchmarkAppendEndToEnd(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, v := range []struct {
-		name string
-		lean bool
-	}{{"baseline", false}, {"lean", true}} {
+		name        string
+		lean, split bool
+	}{{"baseline", false, false}, {"lean-one-piece", true, false}, {"lean", true, true}} {
 		b.Run(v.name, func(b *testing.B) {
 			defer history.SetLeanValues(v.lean)()
+			if !v.split {
+				defer history.SplitNever()()
+			}
 			runtime.GC()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
