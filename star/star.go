@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"sort"
 	"sync"
 
 	"go.starlark.net/starlark"
@@ -82,4 +83,31 @@ func SetRand(thread *starlark.Thread, r *rand.Rand) { thread.SetLocal(randLocal,
 func Rand(thread *starlark.Thread) *rand.Rand {
 	r, _ := thread.Local(randLocal).(*rand.Rand)
 	return r
+}
+
+// Method is a method of Starlark values of Go type T, called with the
+// value it is bound to.
+type Method[T any] func(recv T, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
+
+// Bind returns methods[name] bound to recv as a builtin of that name, or
+// nil when there is no such method (what HasAttrs.Attr returns then).
+func Bind[T any](methods map[string]Method[T], recv T, name string) starlark.Value {
+	m, ok := methods[name]
+	if !ok {
+		return nil
+	}
+	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		return m(recv, thread, b, args, kwargs)
+	})
+}
+
+// MethodNames lists fields and the names of methods, sorted, for
+// HasAttrs.AttrNames.
+func MethodNames[T any](methods map[string]Method[T], fields ...string) []string {
+	names := append([]string(nil), fields...)
+	for k := range methods {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
 }

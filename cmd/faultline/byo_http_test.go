@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/testcluster"
 	"github.com/faultline/faultline/internal/testfile"
 )
@@ -22,11 +23,11 @@ func TestByoHTTPSuite(t *testing.T) {
 	t.Run("correct store passes", func(t *testing.T) {
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, "run", plan, "--local", "--yes", "--seed", "7", "--out", out)
-		if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") {
+		if code != exitOK || !clitest.HasRow(stdout, "S1", "PASS-smoke") {
 			t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s", code, stdout, stderr)
 		}
-		dir := onlySession(t, filepath.Join(out, "byo-http"))
-		landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
+		dir := clitest.OnlySession(t, filepath.Join(out, "byo-http"))
+		landed := clitest.NemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 		for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
 			if landed[f] != "landed" {
 				t.Errorf("%s: %q, want landed", f, landed[f])
@@ -37,10 +38,10 @@ func TestByoHTTPSuite(t *testing.T) {
 		out := t.TempDir()
 		suite := filepath.Join("..", "..", "examples", "byo-http", "stale.star")
 		code, stdout, stderr := runCLI(t, "run", plan, "--suite", suite, "--local", "--yes", "--seed", "7", "--out", out)
-		if code != exitFail || !hasRow(stdout, "S1", "FAIL-reproducible") {
+		if code != exitFail || !clitest.HasRow(stdout, "S1", "FAIL-reproducible") {
 			t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
 		}
-		dir := onlySession(t, filepath.Join(out, "byo-http"))
+		dir := clitest.OnlySession(t, filepath.Join(out, "byo-http"))
 		testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "not linearizable")
 	})
 }
@@ -54,11 +55,11 @@ func TestByoHTTPOverSSH(t *testing.T) {
 	plan := filepath.Join("..", "..", "examples", "byo-http", "plan.md")
 	code, stdout, stderr := runCLI(t, "run", plan, "--yes", "--seed", "5", "--out", out,
 		"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
-	if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") {
+	if code != exitOK || !clitest.HasRow(stdout, "S1", "PASS-smoke") {
 		t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s", code, stdout, stderr)
 	}
-	dir := onlySession(t, filepath.Join(out, "byo-http"))
-	landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
+	dir := clitest.OnlySession(t, filepath.Join(out, "byo-http"))
+	landed := clitest.NemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 	for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
 		if landed[f] != "landed" {
 			t.Errorf("%s: %q, want landed", f, landed[f])

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/testfile"
 	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/session"
@@ -296,7 +297,7 @@ func TestPlanReproducersOfALocalRun(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("exit %d, want %d (the tenant-isolation arm fails)\n%s\n%s", code, exitFail, stdout, stderr)
 	}
-	dir := onlySession(t, filepath.Join(out, "tenant-isolation"))
+	dir := clitest.OnlySession(t, filepath.Join(out, "tenant-isolation"))
 	replay := "faultline replay " + dir
 	if !strings.Contains(stdout, "replay: "+replay+"\n") {
 		t.Errorf("stdout lacks %q:\n%s", "replay: "+replay, stdout)
@@ -320,7 +321,7 @@ func TestPlanReproducersOfALocalRun(t *testing.T) {
 	line, _, _ := strings.Cut(rest, "\n")
 	words := shellWords(t, strings.TrimSpace(line))
 	code, stdout, stderr = runCLI(t, append(words[1:], "--out", t.TempDir(), "--yes")...)
-	if code != exitFail || !hasRow(stdout, "S1/api", "FAIL-reproducible") {
+	if code != exitFail || !clitest.HasRow(stdout, "S1/api", "FAIL-reproducible") {
 		t.Fatalf("%s: exit %d, want %d with S1/api FAIL-reproducible\n%s\n%s", line, code, exitFail, stdout, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
 )
@@ -29,12 +30,12 @@ func TestDemoPlanOverSSH(t *testing.T) {
 	suite := filepath.Join("..", "..", "examples", "demo", "faultline.star")
 	code, stdout, stderr := runCLI(t, "run", plan, "--suite", suite, "--yes", "--seed", "5", "--out", out,
 		"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
-	dir := onlySession(t, filepath.Join(out, "demo-store"))
-	if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") {
+	dir := clitest.OnlySession(t, filepath.Join(out, "demo-store"))
+	if code != exitOK || !clitest.HasRow(stdout, "S1", "PASS-smoke") {
 		finding, _ := os.ReadFile(filepath.Join(dir, "findings", "S1.md"))
 		t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s\n%s", code, stdout, stderr, finding)
 	}
-	landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
+	landed := clitest.NemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 	for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
 		if landed[f] != "landed" {
 			t.Errorf("%s: %q, want landed", f, landed[f])

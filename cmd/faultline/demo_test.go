@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/testfile"
 	"github.com/faultline/faultline/session"
 )
@@ -28,8 +28,8 @@ func TestDemo(t *testing.T) {
 
 	t.Run("clean store passes with every fault landed", func(t *testing.T) {
 		code, stdout, stderr := d.run(t, "demo", "--out", d.out("clean"), "--seed", "7")
-		if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") || !strings.Contains(stdout, "session: DONE") {
-			finding, _ := os.ReadFile(filepath.Join(onlySession(t, filepath.Join(d.out("clean"), "demo-store")), "findings", "S1.md"))
+		if code != exitOK || !clitest.HasRow(stdout, "S1", "PASS-smoke") || !strings.Contains(stdout, "session: DONE") {
+			finding, _ := os.ReadFile(filepath.Join(clitest.OnlySession(t, filepath.Join(d.out("clean"), "demo-store")), "findings", "S1.md"))
 			t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s\n%s", code, stdout, stderr, finding)
 		}
 		for _, want := range []string{"report: ", "replay: faultline replay "} {
@@ -37,11 +37,11 @@ func TestDemo(t *testing.T) {
 				t.Errorf("demo output lacks %q:\n%s", want, stdout)
 			}
 		}
-		dir := onlySession(t, filepath.Join(d.out("clean"), "demo-store"))
+		dir := clitest.OnlySession(t, filepath.Join(d.out("clean"), "demo-store"))
 		testfile.MustContain(t, filepath.Join(dir, "findings", "report.md"), "**DONE**", "| S1 |", "PASS-smoke")
 		testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "every fault landed",
 			"[x] RF3 Fault injected", "[x] RF4 No silent no-op", "[x] RF8 Recovery completed", "[x] SA1 Checker rejects wrong histories")
-		landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
+		landed := clitest.NemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 		for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
 			if landed[f] != "landed" {
 				t.Errorf("%s: %q, want landed (read back from the mesh or the process table)", f, landed[f])
@@ -54,10 +54,10 @@ func TestDemo(t *testing.T) {
 	var failed string
 	t.Run("stale-reads bug is found and reproduced", func(t *testing.T) {
 		code, stdout, stderr := d.run(t, "demo", "--bug", "stale-reads", "--out", d.out("bug"), "--seed", "7")
-		if code != exitFail || !hasRow(stdout, "S1", "FAIL-reproducible") {
+		if code != exitFail || !clitest.HasRow(stdout, "S1", "FAIL-reproducible") {
 			t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
 		}
-		failed = onlySession(t, filepath.Join(d.out("bug"), "demo-store"))
+		failed = clitest.OnlySession(t, filepath.Join(d.out("bug"), "demo-store"))
 		testfile.MustContain(t, filepath.Join(failed, "findings", "S1.md"), "not linearizable", "reproduced in 1 of 1 re-runs",
 			"artifacts/S1: the original run: not linearizable", "artifacts/S1-rerun1: invalid again")
 		testfile.MustContain(t, filepath.Join(failed, "artifacts", "S1", "checker.txt"), "cannot take effect after the longest linearizable prefix")
@@ -80,7 +80,7 @@ func TestDemo(t *testing.T) {
 				Now      []string
 			} `json:"scenarios"`
 		}
-		testfile.ReadJSON(t, filepath.Join(onlySession(t, filepath.Join(d.out("replay"), "replay-demo-store")), "replay.json"), &rep)
+		testfile.ReadJSON(t, filepath.Join(clitest.OnlySession(t, filepath.Join(d.out("replay"), "replay-demo-store")), "replay.json"), &rep)
 		if rep.ReplayOf != failed || len(rep.Scenarios) != 1 {
 			t.Errorf("replay.json does not link the original session: %+v", rep)
 		}
@@ -94,7 +94,7 @@ func TestDemo(t *testing.T) {
 			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 		}
 		var rec session.Reduction
-		dir := onlySession(t, filepath.Join(d.out("reduce"), "reduce-demo-store"))
+		dir := clitest.OnlySession(t, filepath.Join(d.out("reduce"), "reduce-demo-store"))
 		testfile.ReadJSON(t, filepath.Join(dir, "reduce.json"), &rec)
 		if rec.EventsAfter >= rec.EventsBefore || rec.Reproduced < 1 {
 			t.Errorf("reduce: %d events -> %d, reproduced %d of %d; want fewer events that still fail", rec.EventsBefore, rec.EventsAfter, rec.Reproduced, rec.Of)
@@ -269,34 +269,4 @@ func (d *demoRunner) noLocalDirsLeft(t *testing.T) {
 	if len(left) > 0 {
 		t.Errorf("temporary node directories left behind: %v", left)
 	}
-}
-
-// nemesisOps maps each nemesis completion's f to "landed" or why not.
-func nemesisOps(t *testing.T, path string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		var op struct {
-			Process any    `json:"process"`
-			Type    string `json:"type"`
-			F       string `json:"f"`
-			Landed  *bool  `json:"landed"`
-		}
-		if json.Unmarshal([]byte(line), &op) != nil || op.Process != "nemesis" || op.Type == "invoke" {
-			continue
-		}
-		switch {
-		case op.Type != "ok":
-			out[op.F] = op.Type
-		case op.Landed != nil && *op.Landed:
-			out[op.F] = "landed"
-		default:
-			out[op.F] = "not landed"
-		}
-	}
-	return out
 }

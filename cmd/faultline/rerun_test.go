@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
 )
@@ -67,7 +68,7 @@ func TestRerunAfterCrashAndHeal(t *testing.T) {
 		t.Helper()
 		code, stdout, stderr := runCLI(t, append([]string{"run", script, "--realtime", "--seed", "1", "--out", out}, sshArgs...)...)
 		for _, v := range []string{"PASS-smoke", "FAIL-reproducible", "FAIL-nondeterministic", "INCONCLUSIVE-load-not-reached"} {
-			if hasRow(stdout, "rerun", v) {
+			if clitest.HasRow(stdout, "rerun", v) {
 				return code, v
 			}
 		}
@@ -98,7 +99,7 @@ func TestRerunAfterCrashAndHeal(t *testing.T) {
 		if n := demoNodes(); n != 3 {
 			t.Fatalf("after SIGKILL %d demo-node daemons run, want the 3 the killed run left; the test proves nothing", n)
 		}
-		return onlySession(t, filepath.Join(out, "rerun"))
+		return clitest.OnlySession(t, filepath.Join(out, "rerun"))
 	}
 
 	freshCode, fresh := run(filepath.Join(dir, "fresh"))
@@ -138,7 +139,7 @@ func TestRerunAfterCrashAndHeal(t *testing.T) {
 	if c, v := run(rerun); c != freshCode || v != fresh {
 		t.Errorf("re-run after crash + heal: %s (exit %d), want %s (exit %d) as on fresh nodes", v, c, fresh, freshCode)
 	}
-	rec, err := os.ReadFile(filepath.Join(onlySession(t, filepath.Join(rerun, "rerun")), "artifacts", "rerun", "db-cycle.log"))
+	rec, err := os.ReadFile(filepath.Join(clitest.OnlySession(t, filepath.Join(rerun, "rerun")), "artifacts", "rerun", "db-cycle.log"))
 	if err != nil || !strings.Contains(string(rec), "db cycle 1/3: teardown on every node: ok") {
 		t.Errorf("the re-run's db-cycle.log: %q, %v", rec, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/faultline/faultline/internal/clitest"
 )
 
 // A whole plan runs end to end on in-process systems: lint, compile, run,
@@ -127,7 +129,7 @@ func TestRunPlanMissingCapabilityIsScoped(t *testing.T) {
 		}
 	}
 	code, stdout, stderr := runCLI(t, "run", filepath.Join(dir, "plan.md"), "--seed", "3", "--out", filepath.Join(dir, "out"), "--yes")
-	if !hasRow(stdout, "S1", "PASS-smoke") || !hasRow(stdout, "S2", "INCONCLUSIVE-env") {
+	if !clitest.HasRow(stdout, "S1", "PASS-smoke") || !clitest.HasRow(stdout, "S2", "INCONCLUSIVE-env") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if !strings.Contains(stdout, "frobnicator-xyz") {
@@ -151,20 +153,9 @@ func TestRunPlanMissingCapabilityIsScoped(t *testing.T) {
 func TestExampleNeedsCapability(t *testing.T) {
 	plan := filepath.Join("..", "..", "examples", "inprocess", "needs-capability.md")
 	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "1", "--yes", "--assume", "dm-flakey=absent", "--out", t.TempDir())
-	if code != exitUnknown || !hasRow(stdout, "S2", "INCONCLUSIVE-env") || !strings.Contains(stdout, "DONE_WITH_CONCERNS") {
+	if code != exitUnknown || !clitest.HasRow(stdout, "S2", "INCONCLUSIVE-env") || !strings.Contains(stdout, "DONE_WITH_CONCERNS") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-}
-
-// hasRow reports whether a line of the summary table names the scenario
-// and its verdict.
-func hasRow(out, scenario, verdict string) bool {
-	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, " "+scenario+" ") && strings.Contains(line, " "+verdict+" ") {
-			return true
-		}
-	}
-	return false
 }
 
 // A checker that cannot tell pass from fail on its workload (stats alone on
@@ -175,10 +166,10 @@ func TestSensitivityAuditCatchesMismatchedChecker(t *testing.T) {
 	out := t.TempDir()
 	plan := filepath.Join("..", "..", "examples", "inprocess", "weak-oracle.md")
 	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out)
-	if code != exitUnknown || !hasRow(stdout, "S1", "INCONCLUSIVE-oracle-too-weak") {
+	if code != exitUnknown || !clitest.HasRow(stdout, "S1", "INCONCLUSIVE-oracle-too-weak") {
 		t.Fatalf("exit %d, want %d with S1 INCONCLUSIVE-oracle-too-weak\n%s\n%s", code, exitUnknown, stdout, stderr)
 	}
-	finding, err := os.ReadFile(filepath.Join(onlySession(t, filepath.Join(out, "weak-oracle")), "findings", "S1.md"))
+	finding, err := os.ReadFile(filepath.Join(clitest.OnlySession(t, filepath.Join(out, "weak-oracle")), "findings", "S1.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,16 +178,6 @@ func TestSensitivityAuditCatchesMismatchedChecker(t *testing.T) {
 			t.Errorf("findings/S1.md lacks %q:\n%s", want, finding)
 		}
 	}
-}
-
-// onlySession returns the one session directory under dir.
-func onlySession(t *testing.T, dir string) string {
-	t.Helper()
-	sessions, _ := filepath.Glob(filepath.Join(dir, "*"))
-	if len(sessions) != 1 {
-		t.Fatalf("want one session dir under %s, got %v", dir, sessions)
-	}
-	return sessions[0]
 }
 
 // §7.M.S arms run (issue 11 item 8): a scenario split into arms runs each
@@ -209,10 +190,10 @@ func TestRunPlanArms(t *testing.T) {
 	plan := filepath.Join("..", "..", "plans", "testdata", "tenant-isolation.md")
 	suite := filepath.Join("..", "..", "examples", "inprocess", "faultline.star")
 	code, stdout, stderr := runCLI(t, "run", plan, "--seed", "42", "--out", out, "--suite", suite, "--scenario", "S1", "--reruns", "1")
-	if code != exitFail || !hasRow(stdout, "S1/api", "FAIL-reproducible") || !hasRow(stdout, "S1/register", "PASS-smoke") {
+	if code != exitFail || !clitest.HasRow(stdout, "S1/api", "FAIL-reproducible") || !clitest.HasRow(stdout, "S1/register", "PASS-smoke") {
 		t.Fatalf("exit %d, want %d with S1/api FAIL-reproducible and S1/register PASS-smoke\n%s\n%s", code, exitFail, stdout, stderr)
 	}
-	dir := onlySession(t, filepath.Join(out, "tenant-isolation"))
+	dir := clitest.OnlySession(t, filepath.Join(out, "tenant-isolation"))
 	for _, f := range []string{"artifacts/S1_api/history.jsonl", "artifacts/S1_register/history.jsonl",
 		"findings/S1_api.md", "findings/S1_register.md", "artifacts/harness/S1_api_api_never_returns_another_tenants_data.star"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
 )
@@ -116,7 +117,7 @@ func TestScriptFaultNotLanded(t *testing.T) {
 	script, _ := writeScriptFault(t, "none")
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "run", script, "--local", "--seed", "3", "--out", out)
-	if code != exitUnknown || !hasRow(stdout, "marked", "INCONCLUSIVE-fault-not-proven") ||
+	if code != exitUnknown || !clitest.HasRow(stdout, "marked", "INCONCLUSIVE-fault-not-proven") ||
 		!strings.Contains(stdout, "0 of 2 faults landed") || !strings.Contains(stdout, "verify(nodes) returned no evidence") {
 		t.Fatalf("exit %d, want %d with the fault not proven\n%s\n%s", code, exitUnknown, stdout, stderr)
 	}
@@ -257,7 +258,7 @@ scenario(name = "marked", client = client.register(), workload = gen.stagger("10
 	if code != exitOK || !strings.Contains(stdout, "heal --session DIR runs their heal") || left() != 3 {
 		t.Fatalf("heal without --session: exit %d, %d markers; want 0, 3 left and a note\n%s\n%s", code, left(), stdout, stderr)
 	}
-	session := onlySession(t, filepath.Join(out, "marked"))
+	session := clitest.OnlySession(t, filepath.Join(out, "marked"))
 	code, stdout, stderr = runCLI(t, append([]string{"heal", "--session", session}, sshArgs...)...)
 	if code != exitOK || !strings.Contains(stdout, "fault marker of marked") || !strings.Contains(stdout, "heal ran on n1, n2, n3") {
 		t.Fatalf("heal --session: exit %d, want 0 with the script's heal reported\n%s\n%s", code, stdout, stderr)
@@ -297,14 +298,14 @@ func TestCombinedNemesisLocal(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runCLI(t, "run", script, "--local", "--seed", "2", "--out", out)
-	if code != exitOK || !hasRow(stdout, "combined", "PASS-smoke") || !strings.Contains(stdout, "landed (3 of 3 faults landed)") {
+	if code != exitOK || !clitest.HasRow(stdout, "combined", "PASS-smoke") || !strings.Contains(stdout, "landed (3 of 3 faults landed)") {
 		t.Fatalf("exit %d, want 0 with combined PASS-smoke and every fault landed\n%s\n%s", code, stdout, stderr)
 	}
 	hist, _ := filepath.Glob(filepath.Join(out, "combined", "*", "artifacts", "combined", "history.jsonl"))
 	if len(hist) != 1 {
 		t.Fatalf("history files: %v", hist)
 	}
-	landed := nemesisOps(t, hist[0])
+	landed := clitest.NemesisOps(t, hist[0])
 	for _, f := range []string{"start-partition", "stop-partition", "kill", "start", "pause", "resume"} {
 		if landed[f] != "landed" {
 			t.Errorf("%s: %q, want landed", f, landed[f])

@@ -3,7 +3,6 @@ package control
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"go.starlark.net/starlark"
@@ -64,9 +63,7 @@ func (n *NodeValue) CompareSameType(op syntax.Token, y starlark.Value, _ int) (b
 	return false, fmt.Errorf("nodes support only == and !=, not %s", op)
 }
 
-type nodeMethod func(n *NodeValue, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
-
-var nodeMethods = map[string]nodeMethod{
+var nodeMethods = map[string]star.Method[*NodeValue]{
 	"exec":         (*NodeValue).exec,
 	"sudo":         (*NodeValue).sudo,
 	"upload":       (*NodeValue).upload,
@@ -97,23 +94,12 @@ func (n *NodeValue) Attr(name string) (starlark.Value, error) {
 		}
 		return starlark.String(control.LocalDir), nil
 	}
-	m, ok := nodeMethods[name]
-	if !ok {
-		return nil, nil
-	}
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return m(n, thread, b, args, kwargs)
-	}), nil
+	return star.Bind(nodeMethods, n, name), nil
 }
 
 // AttrNames lists the attributes and methods.
 func (n *NodeValue) AttrNames() []string {
-	names := []string{"name", "host", "port", "dir"}
-	for k := range nodeMethods {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	return star.MethodNames(nodeMethods, "name", "host", "port", "dir")
 }
 
 // clientAddr is client_addr(service, port) -> "host:port": what a test

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sort"
 	"sync"
 	"time"
 
@@ -98,9 +97,7 @@ func (c *Conn) Truth() starlark.Bool {
 // Hash fails: connections are not dict keys.
 func (c *Conn) Hash() (uint32, error) { return 0, errors.New("unhashable: net.conn") }
 
-type connMethod func(c *Conn, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
-
-var connMethods = map[string]connMethod{
+var connMethods = map[string]star.Method[*Conn]{
 	"send":         (*Conn).send,
 	"read_line":    (*Conn).readLine,
 	"read":         (*Conn).read,
@@ -113,24 +110,11 @@ func (c *Conn) Attr(name string) (starlark.Value, error) {
 	if name == "addr" {
 		return starlark.String(c.addr), nil
 	}
-	m, ok := connMethods[name]
-	if !ok {
-		return nil, nil
-	}
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return m(c, thread, b, args, kwargs)
-	}), nil
+	return star.Bind(connMethods, c, name), nil
 }
 
 // AttrNames lists addr and the methods.
-func (c *Conn) AttrNames() []string {
-	names := []string{"addr"}
-	for k := range connMethods {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c *Conn) AttrNames() []string { return star.MethodNames(connMethods, "addr") }
 
 // io runs fn under the connection's lock and deadline, cutting it short
 // when the thread's context ends: the context's end sets a past deadline,

@@ -33,7 +33,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -125,9 +124,7 @@ func (c *Conn) Truth() starlark.Bool {
 // Hash fails: connections are not dict keys.
 func (c *Conn) Hash() (uint32, error) { return 0, errors.New("unhashable: redis.conn") }
 
-type connMethod func(c *Conn, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error)
-
-var connMethods = map[string]connMethod{
+var connMethods = map[string]star.Method[*Conn]{
 	"do":       (*Conn).do,
 	"pipeline": (*Conn).pipeline,
 	"close":    (*Conn).close,
@@ -138,24 +135,11 @@ func (c *Conn) Attr(name string) (starlark.Value, error) {
 	if name == "addr" {
 		return starlark.String(c.addr), nil
 	}
-	m, ok := connMethods[name]
-	if !ok {
-		return nil, nil
-	}
-	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		return m(c, thread, b, args, kwargs)
-	}), nil
+	return star.Bind(connMethods, c, name), nil
 }
 
 // AttrNames lists addr and the methods.
-func (c *Conn) AttrNames() []string {
-	names := []string{"addr"}
-	for k := range connMethods {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func (c *Conn) AttrNames() []string { return star.MethodNames(connMethods, "addr") }
 
 // raiseErrors reads the one keyword both do and pipeline take.
 func raiseErrors(name string, kwargs []starlark.Tuple) (bool, error) {

@@ -1,4 +1,4 @@
-package main
+package suites_test
 
 import (
 	"os"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
 	"github.com/faultline/faultline/internal/testfile"
@@ -26,14 +27,14 @@ func TestByoRedisSuite(t *testing.T) {
 	integration.NeedCommand(t, "redis-sentinel")
 	integration.NeedCommand(t, "redis-cli")
 	out := t.TempDir()
-	plan := filepath.Join("..", "..", "examples", "byo-redis", "plan.md")
-	code, stdout, stderr := runCLI(t, "run", plan, "--local", "--yes", "--seed", "7", "--out", out)
-	dir := onlySession(t, filepath.Join(out, "byo-redis"))
+	plan := filepath.Join("..", "byo-redis", "plan.md")
+	code, stdout, stderr := clitest.Run(t, "run", plan, "--local", "--yes", "--seed", "7", "--out", out)
+	dir := clitest.OnlySession(t, filepath.Join(out, "byo-redis"))
 	checkByoRedis(t, dir)
 	// On local nodes the Sentinels talk outside the mesh (plan.md §0), so
 	// the isolated primary is not failed over and WAIT refuses to ack while
 	// it is cut off; the kill's failover keeps every acked write: PASS.
-	if code != exitOK || !hasRow(stdout, "S1", "PASS-smoke") {
+	if code != 0 || !clitest.HasRow(stdout, "S1", "PASS-smoke") {
 		t.Fatalf("exit %d, want 0 with S1 PASS-smoke\n%s\n%s", code, stdout, stderr)
 	}
 	testfile.MustContain(t, filepath.Join(dir, "artifacts", "S1", "checker.txt"), "linearizable valid, no-lost-ack valid")
@@ -51,10 +52,10 @@ func TestByoRedisOverSSH(t *testing.T) {
 	integration.NeedCommand(t, "redis-cli")
 	st := testcluster.Up(t, byoRedisClusterConfig, "iptables")
 	out := t.TempDir()
-	plan := filepath.Join("..", "..", "examples", "byo-redis", "plan.md")
-	code, stdout, stderr := runCLI(t, "run", plan, "--yes", "--seed", "5", "--out", out,
+	plan := filepath.Join("..", "byo-redis", "plan.md")
+	code, stdout, stderr := clitest.Run(t, "run", plan, "--yes", "--seed", "5", "--out", out,
 		"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
-	dir := onlySession(t, filepath.Join(out, "byo-redis"))
+	dir := clitest.OnlySession(t, filepath.Join(out, "byo-redis"))
 	checkByoRedis(t, dir)
 	// What Jepsen found: the isolated primary, still named by its own
 	// Sentinel, serves writes WAIT never acknowledged and reads that see
@@ -63,7 +64,7 @@ func TestByoRedisOverSSH(t *testing.T) {
 	// values vanish. A value read and then gone is not linearizable. (The
 	// acked writes survive: WAIT 2 of 2 replicas means the promoted one has
 	// them; the test does not assert that, a lost one would be a finding.)
-	if code != exitFail || !hasRow(stdout, "S1", "FAIL-reproducible") {
+	if code != 1 || !clitest.HasRow(stdout, "S1", "FAIL-reproducible") {
 		t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
 	}
 	testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "not linearizable")
@@ -76,7 +77,7 @@ func TestByoRedisOverSSH(t *testing.T) {
 // landed, and a Sentinel log records the promotion the kill forced.
 func checkByoRedis(t *testing.T, dir string) {
 	t.Helper()
-	landed := nemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
+	landed := clitest.NemesisOps(t, filepath.Join(dir, "artifacts", "S1", "history.jsonl"))
 	for _, f := range []string{"start-partition", "stop-partition", "kill", "start"} {
 		if landed[f] != "landed" {
 			t.Errorf("%s: %q, want landed", f, landed[f])

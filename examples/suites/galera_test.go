@@ -1,4 +1,4 @@
-package main
+package suites_test
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/faultline/faultline/cluster"
+	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
 	"github.com/faultline/faultline/internal/testfile"
@@ -48,15 +49,15 @@ func TestByoGaleraOverSSH(t *testing.T) {
 	integration.Need(t, err == nil, "Galera 4 (/usr/lib/galera/libgalera_smm.so; apt-get install galera-4)")
 	st := testcluster.Up(t, byoGaleraClusterConfig, "iptables")
 	out := t.TempDir()
-	plan := filepath.Join("..", "..", "examples", "byo-galera", "plan.md")
-	code, stdout, stderr := runCLI(t, "run", plan, "--yes", "--seed", "3", "--out", out,
+	plan := filepath.Join("..", "byo-galera", "plan.md")
+	code, stdout, stderr := clitest.Run(t, "run", plan, "--yes", "--seed", "3", "--out", out,
 		"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
 	t.Logf("exit %d\n%s", code, stdout)
-	pass, fail := hasRow(stdout, "S1", "PASS-smoke"), hasRow(stdout, "S1", "FAIL-reproducible") || hasRow(stdout, "S1", "FAIL-nondeterministic")
-	if !(code == exitOK && pass) && !(code == exitFail && fail) {
+	pass, fail := clitest.HasRow(stdout, "S1", "PASS-smoke"), clitest.HasRow(stdout, "S1", "FAIL-reproducible") || clitest.HasRow(stdout, "S1", "FAIL-nondeterministic")
+	if !(code == 0 && pass) && !(code == 1 && fail) {
 		t.Fatalf("exit %d, want a checked verdict: 0 with S1 PASS-smoke or 1 with S1 FAIL-*\n%s\n%s", code, stdout, stderr)
 	}
-	dir := onlySession(t, filepath.Join(out, "byo-galera"))
+	dir := clitest.OnlySession(t, filepath.Join(out, "byo-galera"))
 	art := filepath.Join(dir, "artifacts", "S1")
 
 	// The cluster formed: every node's setup saw all three members, and
@@ -84,7 +85,7 @@ func TestByoGaleraOverSSH(t *testing.T) {
 	}
 
 	// Both faults landed.
-	landed := nemesisOps(t, filepath.Join(art, "history.jsonl"))
+	landed := clitest.NemesisOps(t, filepath.Join(art, "history.jsonl"))
 	for _, f := range []string{"start-partition", "stop-partition", "kill", "start"} {
 		if landed[f] != "landed" {
 			t.Errorf("%s: %q, want landed", f, landed[f])
