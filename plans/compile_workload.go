@@ -65,6 +65,15 @@ var workloadParams = []workloadParam{
 		func(r float64) string { return starQuote(formatDuration(time.Duration(float64(time.Second) / r))) }},
 }
 
+// keyArgs names each workload function's parameter for how many keys it
+// spreads ops over; a function missing here takes none.
+var keyArgs = map[string]string{"register": "keys", "cas_register": "keys", "tenants": "keys",
+	"list_append": "key_count", "rw_register": "key_count"}
+
+// opsPerKey lists the workload functions that retire a key after
+// ops_per_key ops.
+var opsPerKey = map[string]bool{"register": true, "cas_register": true}
+
 // workloadUse is what the workload mapping tells the oracle mapping.
 type workloadUse struct {
 	model *workloadModel
@@ -108,9 +117,23 @@ func (c *compiler) workload(d *draft, over overrideSet) workloadUse {
 		}
 		switch p.target {
 		case "keys":
-			args = append(args, p.render(n))
-			keyed = true
+			arg, ok := keyArgs[m.fn]
+			if !ok {
+				c.diag(Warning, u, FieldWorkload, f.Pos.Line, fmt.Sprintf("%q: the %s workload takes no number of keys, so it is ignored", mm[0], m.model),
+					"drop it, or write the workload in a ```starlark block")
+				continue
+			}
+			keyed = keyed || arg == "keys"
+			rendered := arg + " = " + strconv.Itoa(int(n))
+			args = append(args, rendered)
+			d.record(FieldWorkload, f.Pos.Line, mm[0], rendered)
+			continue
 		case "ops_per_key":
+			if !opsPerKey[m.fn] {
+				c.diag(Warning, u, FieldWorkload, f.Pos.Line, fmt.Sprintf("%q: the %s workload does not retire keys after a number of ops, so it is ignored", mm[0], m.model),
+					"drop it, or write the workload in a ```starlark block")
+				continue
+			}
 			args = append(args, p.render(n))
 		case "concurrency":
 			if !d.has("concurrency") {

@@ -28,7 +28,7 @@ func invocations(t *testing.T, expr string, seed uint64) []history.Op {
 func runWorkload(t *testing.T, expr string, seed uint64) ([]history.Op, error) {
 	t.Helper()
 	src := fmt.Sprintf(`
-load("@stdlib//workloads.star", "list_append", "rw_register", "bank", "set", "counter", "unique_ids", "register", "cas_register")
+load("@stdlib//workloads.star", "list_append", "rw_register", "bank", "set", "counter", "unique_ids", "queue", "register", "cas_register")
 scenario(name = "w", client = client.noop(), workload = gen.stagger("1ms", %s), checker = check.stats(),
          concurrency = 4, budgets = {"smoke": budget(duration = "60s", ops = 400)})
 `, expr)
@@ -234,6 +234,29 @@ func TestUniqueIDs(t *testing.T) {
 	}
 }
 
+// TestQueue: enqueues of unique values counting up (a value the engine
+// drew and discarded is skipped), and dequeues.
+func TestQueue(t *testing.T) {
+	last, enq, deq := int64(-1), 0, 0
+	for _, op := range invocations(t, "queue()", 200) {
+		switch op.F {
+		case "enqueue":
+			v, ok := op.Value.(int64)
+			if !ok || v <= last {
+				t.Fatalf("op %d: enqueue %v after %d: want a larger int", op.Index, op.Value, last)
+			}
+			last, enq = v, enq+1
+		case "dequeue":
+			deq++
+		default:
+			t.Fatalf("op %d: f = %q", op.Index, op.F)
+		}
+	}
+	if enq == 0 || deq == 0 {
+		t.Errorf("%d enqueues, %d dequeues: want both", enq, deq)
+	}
+}
+
 func TestWorkloadArgumentErrors(t *testing.T) {
 	tests := []struct{ expr, want string }{
 		{"list_append(key_count = 0)", "key_count must be at least 1"},
@@ -243,6 +266,7 @@ func TestWorkloadArgumentErrors(t *testing.T) {
 		{"bank(accounts = 1)", "at least 2 accounts"},
 		{"bank(total = 3, max_transfer = 5)", "max_transfer <= total"},
 		{"set(read_ratio = -1)", "read_ratio must be between 0 and 1"},
+		{"queue(dequeue_ratio = 2)", "dequeue_ratio must be between 0 and 1"},
 		{"counter(max_add = 0)", "max_add must be at least 1"},
 	}
 	for _, tt := range tests {
