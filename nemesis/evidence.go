@@ -61,8 +61,12 @@ type Window struct {
 	// Shape is a partition's shape (PartitionShape of the grudge it put
 	// in effect); "" for other faults.
 	Shape string `json:"shape,omitempty"`
-	Start int64  `json:"start"` // time of that completion
-	End   int64  `json:"end"`   // time the closing op was invoked; -1 if none was
+	// Victims are the nodes the fault acted on, as its completion recorded
+	// them (the nodes it resolved, else the nodes it read evidence from);
+	// none for a partition, whose Shape says more.
+	Victims []string `json:"victims,omitempty"`
+	Start   int64    `json:"start"` // time of that completion
+	End     int64    `json:"end"`   // time the closing op was invoked; -1 if none was
 	// Held is what the closing op read back: was the fault still in effect
 	// when its hold ended (nil: nothing was read back)?
 	Held *bool `json:"held,omitempty"`
@@ -220,7 +224,11 @@ func FaultWindows(ops []history.Op) []Window {
 				if op.F == "start-partition" {
 					grudges[len(out)] = op.Value
 				}
-				out = append(out, Window{Fault: op.F, Landed: op.Extra["landed"] == true, Start: op.Time, End: -1})
+				w := Window{Fault: op.F, Landed: op.Extra["landed"] == true, Start: op.Time, End: -1}
+				if op.F != "start-partition" {
+					w.Victims = victimsOf(op)
+				}
+				out = append(out, w)
 			}
 		}
 	}
@@ -394,4 +402,26 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// victimsOf reads the nodes a fault's completion says it acted on: the
+// "nodes" its value resolved to, else the nodes its evidence came from.
+func victimsOf(op history.Op) []string {
+	if v, ok := op.Value.(map[string]any); ok {
+		if ns, ok := v["nodes"].([]any); ok {
+			var out []string
+			for _, n := range ns {
+				if s, ok := n.(string); ok {
+					out = append(out, s)
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
+	if ev, ok := op.Extra["evidence"].(map[string]any); ok && len(ev) > 0 {
+		return slices.Sorted(maps.Keys(ev))
+	}
+	return nil
 }

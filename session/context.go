@@ -96,6 +96,9 @@ func describeWindow(w nemesis.Window, at func(int64) string) string {
 	if w.Shape != "" {
 		s += " " + w.Shape
 	}
+	if len(w.Victims) > 0 {
+		s += " on " + strings.Join(w.Victims, ", ")
+	}
 	if w.End < 0 {
 		return fmt.Sprintf("%s from %s to the end", s, at(w.Start))
 	}

@@ -23,7 +23,13 @@ func TestAnomalyContext(t *testing.T) {
 		{Index: 5, Time: 5 * s, Process: 1, Type: history.Info, F: "write", Value: int64(4), Node: "n2"}, // under the partition
 		{Index: 6, Time: 6 * s, Process: n, Type: history.Invoke, F: "stop-partition"},
 		{Index: 7, Time: 7 * s, Process: n, Type: history.Info, F: "stop-partition"},
-		{Index: 8, Time: 8 * s, Process: 2, Type: history.Invoke, F: "read"}, // never completes
+		{Index: 8, Time: 8 * s, Process: n, Type: history.Invoke, F: "kill", Value: map[string]any{"nodes": "primaries"}},
+		{Index: 9, Time: 9 * s, Process: n, Type: history.Info, F: "kill", Value: map[string]any{"nodes": []any{"n2"}}, Extra: map[string]any{"landed": true}},
+		{Index: 10, Time: 10 * s, Process: 3, Type: history.Invoke, F: "read"},
+		{Index: 11, Time: 11 * s, Process: 3, Type: history.OK, F: "read", Value: int64(3), Node: "n1"}, // under the kill
+		{Index: 12, Time: 12 * s, Process: n, Type: history.Invoke, F: "start"},
+		{Index: 13, Time: 13 * s, Process: n, Type: history.Info, F: "start"},
+		{Index: 14, Time: 14 * s, Process: 2, Type: history.Invoke, F: "read"}, // never completes
 	}
 	for _, tc := range []struct {
 		name            string
@@ -33,7 +39,8 @@ func TestAnomalyContext(t *testing.T) {
 	}{
 		{"before any fault", []int64{1}, false, true, []string{"op 0 (read by process 0 on node n1)", "invoked at 0s", "completed ok at 1s", "no fault was active"}},
 		{"under a partition, by invocation index", []int64{4}, true, true, []string{"op 4 (write by process 1 on node n2)", "start-partition", "from 3s to 6s"}},
-		{"never completed", []int64{8}, false, true, []string{"op 8", "never completed", "no fault was active"}},
+		{"under a kill, naming its victim", []int64{11}, true, true, []string{"op 10 (read by process 3 on node n1)", "kill on n2 from 9s to 12s"}},
+		{"never completed", []int64{14}, false, true, []string{"op 14", "never completed", "no fault was active"}},
 		{"no ops named", nil, false, false, nil},
 		{"an index not in the history", []int64{99}, false, false, nil},
 	} {
