@@ -44,6 +44,6 @@ func newHealCmd() *cobra.Command {
 	}
 	registerNodes(cmd.Flags(), &nodes)
 	cmd.Flags().StringVar(&sessionDir, "session", "", "session directory of the killed run: also tear down the db its scenarios set up")
-	cmd.Flags().StringArrayVar(&libFlags, "lib", nil, "load root: NAME=DIR, as given to the run (with --session; repeatable)")
+	cmd.Flags().StringArrayVar(&libFlags, "lib", nil, "with --session: load root NAME=DIR to use instead of the session's copy of the run's library (repeatable)")
 	return cmd
 }
