@@ -51,12 +51,7 @@ func TestByoRedisOverSSH(t *testing.T) {
 	integration.NeedCommand(t, "redis-sentinel")
 	integration.NeedCommand(t, "redis-cli")
 	st := testcluster.Up(t, byoRedisClusterConfig, "iptables")
-	out := t.TempDir()
 	plan := filepath.Join("..", "byo-redis", "plan.md")
-	code, stdout, stderr := clitest.Run(t, "run", plan, "--yes", "--seed", "5", "--out", out,
-		"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
-	dir := clitest.OnlySession(t, filepath.Join(out, "byo-redis"))
-	checkByoRedis(t, dir)
 	// What Jepsen found: the isolated primary, still named by its own
 	// Sentinel, serves writes WAIT never acknowledged and reads that see
 	// them; the Sentinels on the majority side promote a replica, and when
@@ -64,13 +59,30 @@ func TestByoRedisOverSSH(t *testing.T) {
 	// values vanish. A value read and then gone is not linearizable. (The
 	// acked writes survive: WAIT 2 of 2 replicas means the promoted one has
 	// them; the test does not assert that, a lost one would be a finding.)
-	if code != 1 || !clitest.HasRow(stdout, "S1", "FAIL-reproducible") {
-		t.Fatalf("exit %d, want 1 with S1 FAIL-reproducible\n%s\n%s", code, stdout, stderr)
+	// Whether a read reaches the isolated primary in its window is timing,
+	// so one run can honestly pass (it did once in five); the suite must
+	// find the anomaly within three seeded runs, and every run must land
+	// its faults and end with a checked verdict.
+	for i, seed := range []string{"5", "6", "7"} {
+		out := t.TempDir()
+		code, stdout, stderr := clitest.Run(t, "run", plan, "--yes", "--seed", seed, "--out", out,
+			"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts)
+		dir := clitest.OnlySession(t, filepath.Join(out, "byo-redis"))
+		checkByoRedis(t, dir)
+		if code == 0 && clitest.HasRow(stdout, "S1", "PASS-smoke") {
+			t.Logf("seed %s (run %d): PASS-smoke, no stale read reached the isolated primary in its window", seed, i+1)
+			continue
+		}
+		if code != 1 || !clitest.HasRow(stdout, "S1", "FAIL-reproducible") {
+			t.Fatalf("seed %s: exit %d, want 1 with S1 FAIL-reproducible (or 0 with PASS-smoke)\n%s\n%s", seed, code, stdout, stderr)
+		}
+		testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "not linearizable")
+		if data, err := os.ReadFile(filepath.Join(dir, "artifacts", "S1", "checker.txt")); err == nil {
+			t.Logf("seed %s (run %d) found it; checker:\n%s", seed, i+1, data)
+		}
+		return
 	}
-	testfile.MustContain(t, filepath.Join(dir, "findings", "S1.md"), "not linearizable")
-	if data, err := os.ReadFile(filepath.Join(dir, "artifacts", "S1", "checker.txt")); err == nil {
-		t.Logf("checker:\n%s", data)
-	}
+	t.Fatal("three seeded runs over SSH found no anomaly: the suite no longer finds what Jepsen found")
 }
 
 // checkByoRedis asserts what every run of the suite must show: each fault
