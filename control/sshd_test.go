@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,7 +39,7 @@ type testSSHD struct {
 	hostKey    ssh.PublicKey   // ed25519
 	otherKeys  []ssh.PublicKey // further host keys the server offers
 	cmd        *exec.Cmd
-	log        *syncBuffer
+	log        *testdaemon.SyncBuffer
 }
 
 type sshdOptions struct {
@@ -57,7 +56,7 @@ func startSSHD(t testing.TB, o sshdOptions) *testSSHD {
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &testSSHD{dir: t.TempDir(), log: &syncBuffer{}}
+	s := &testSSHD{dir: t.TempDir(), log: &testdaemon.SyncBuffer{}}
 	s.hostKey = writeKey(t, filepath.Join(s.dir, "host_ed25519"), newEd25519(t))
 	hostKeys := []string{filepath.Join(s.dir, "host_ed25519")}
 	if o.ecdsaToo {
@@ -268,22 +267,4 @@ func writeKey(t testing.TB, path string, priv crypto.Signer) ssh.PublicKey {
 		t.Fatal(err)
 	}
 	return pub
-}
-
-// syncBuffer collects sshd's log from its stderr goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -58,7 +58,8 @@ func readEDNSplit(data []byte) (ops []Op, lines []int, ok bool) {
 	for i := range pieces {
 		wg.Go(func() {
 			lo, hi := regions[i], regions[i+1]
-			pieces[i] = readPiece(data, bounds[i], bounds[i+1], all[lo:lo:hi], allLines[lo:lo:hi])
+			// regions counted every newline before the piece: lo - i of them.
+			pieces[i] = readPiece(data, bounds[i], bounds[i+1], lo-i, all[lo:lo:hi], allLines[lo:lo:hi])
 		})
 	}
 	wg.Wait()
@@ -100,12 +101,14 @@ type defaulted struct {
 }
 
 // readPiece reads the op maps from start, which is between top-level forms,
-// to end, appending to ops and lines (which have room for them); ok says every form was an op map and the last ended before end,
-// with only blanks and comments between it and end.
-func readPiece(data []byte, start, end int, ops []Op, lines []int) piece {
+// to end, appending to ops and lines (which have room for them);
+// newlinesBefore counts the newlines before start, so lines are numbered
+// without scanning the input before the piece again. ok says every form was
+// an op map and the last ended before end, with only blanks and comments
+// between it and end.
+func readPiece(data []byte, start, end, newlinesBefore int, ops []Op, lines []int) piece {
 	r := ednReader{data: data, pos: start}
-	at := lineCounter{data: data, off: 0}
-	at.line(start)
+	at := lineCounter{data: data, off: start, n: newlinesBefore}
 	p := piece{ops: ops, lines: lines}
 	for {
 		if r.skip() != nil {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,24 +20,6 @@ import (
 // polled, never timed.
 const waitDeadline = 20 * time.Second
 
-// syncBuffer is a stderr that tests read while a node writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // testNode is one in-process node: Main in a goroutine.
 type testNode struct {
 	id       string
@@ -46,7 +27,7 @@ type testNode struct {
 	httpAddr string
 	cancel   context.CancelFunc
 	done     chan error
-	stderr   *syncBuffer
+	stderr   *testdaemon.SyncBuffer
 }
 
 // testCluster runs n nodes on 127.0.0.1 with peers dialling each other
@@ -108,7 +89,7 @@ func newTestCluster(t testing.TB, n int, extra ...string) *testCluster {
 func (c *testCluster) start(id string) {
 	nd := c.nodes[id]
 	ctx, cancel := context.WithCancel(context.Background())
-	nd.cancel, nd.done, nd.stderr = cancel, make(chan error, 1), &syncBuffer{}
+	nd.cancel, nd.done, nd.stderr = cancel, make(chan error, 1), &testdaemon.SyncBuffer{}
 	go func() { nd.done <- Main(ctx, nd.args, nd.stderr) }()
 }
 

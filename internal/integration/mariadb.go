@@ -11,6 +11,8 @@ import (
 	"time"
 
 	_ "github.com/go-sql-driver/mysql" // the "mysql" driver, to wait for readiness
+
+	"github.com/faultline/faultline/internal/testdaemon"
 )
 
 // StartMariaDB runs MariaDB with a "test" database and returns a
@@ -29,7 +31,7 @@ func StartMariaDB(t testing.TB) string {
 	if out, err := exec.Command("mariadb-install-db", install...).CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
-	port := freePort(t)
+	port := testdaemon.FreePort(t)
 	args := append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + filepath.Join(dir, "sock"),
 		"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-log-bin", "--skip-name-resolve",
 		"--innodb-flush-log-at-trx-commit=0", "--max-connections=100",

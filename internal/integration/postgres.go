@@ -2,7 +2,6 @@ package integration
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -10,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/faultline/faultline/internal/testdaemon"
 )
 
 // StartPostgres runs a private PostgreSQL server from Debian's binaries in a
@@ -46,7 +47,7 @@ func StartPostgres(t testing.TB) string {
 
 	data := filepath.Join(dir, "data")
 	run("initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-	port := freePort(t)
+	port := testdaemon.FreePort(t)
 	opts := fmt.Sprintf("-h 127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c max_connections=60 -c deadlock_timeout=100ms", port, dir)
 	run("pg_ctl", "-D", data, "-l", filepath.Join(dir, "server.log"), "-o", opts, "-w", "-t", "30", "start")
 	t.Cleanup(func() {
@@ -56,17 +57,6 @@ func StartPostgres(t testing.TB) string {
 		}
 	})
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // chownTo gives dir to the system user sysUser, whom a database server

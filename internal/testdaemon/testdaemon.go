@@ -4,12 +4,14 @@
 package testdaemon
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,6 +49,27 @@ func serve(port string) int {
 		}
 		c.Close()
 	}
+}
+
+// SyncBuffer is a buffer a test reads while another goroutine (a
+// process's stderr copier) writes it.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
