@@ -7,6 +7,7 @@ import (
 
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/nemesis"
+	"github.com/faultline/faultline/report"
 )
 
 // maxContextOps bounds the ops a finding places in time.
@@ -18,8 +19,10 @@ const maxContextOps = 5
 // epoch, and which fault windows were open meanwhile. faulted says whether
 // any window overlapped any of them: only then can the finding speak to a
 // hypothesis about a fault. placed is false when no op could be found (the
-// checker named none), and then nothing is claimed either way.
-func anomalyContext(h []history.Op, ops []int64) (text string, faulted, placed bool) {
+// checker named none), and then nothing is claimed either way. timeline,
+// when not "", is the link (relative to the finding) of the run's
+// timeline.html: each op is then a Markdown link to its bar there.
+func anomalyContext(h []history.Op, ops []int64, timeline string) (text string, faulted, placed bool) {
 	if len(ops) == 0 {
 		return "", false, false
 	}
@@ -71,8 +74,12 @@ func anomalyContext(h []history.Op, ops []int64) (text string, faulted, placed b
 		if len(open) > 0 {
 			active = "faults active: " + strings.Join(open, "; ")
 		}
-		lines = append(lines, fmt.Sprintf("op %d (%s by process %d%s): invoked at %s, %s, fault epoch %d; %s",
-			inv.Index, inv.F, inv.Process, where, at(inv.Time), what, done.FaultEpoch, active))
+		name := fmt.Sprintf("op %d", inv.Index)
+		if timeline != "" {
+			name = fmt.Sprintf("[%s](%s#%s)", name, timeline, report.TimelineAnchor(inv.Index))
+		}
+		lines = append(lines, fmt.Sprintf("%s (%s by process %d%s): invoked at %s, %s, fault epoch %d; %s",
+			name, inv.F, inv.Process, where, at(inv.Time), what, done.FaultEpoch, active))
 	}
 	if len(lines) == 0 {
 		return "", false, false

@@ -45,7 +45,7 @@ func TestAnomalyContext(t *testing.T) {
 		{"an index not in the history", []int64{99}, false, false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text, faulted, placed := anomalyContext(h, tc.ops)
+			text, faulted, placed := anomalyContext(h, tc.ops, "")
 			if faulted != tc.faulted || placed != tc.placed {
 				t.Fatalf("faulted %t placed %t, want %t %t: %s", faulted, placed, tc.faulted, tc.placed, text)
 			}
@@ -55,6 +55,10 @@ func TestAnomalyContext(t *testing.T) {
 				}
 			}
 		})
+	}
+	// With a timeline, each op links to its bar there.
+	if text, _, _ := anomalyContext(h, []int64{11}, "../artifacts/S1/timeline.html"); !strings.Contains(text, "[op 10](../artifacts/S1/timeline.html#op-10) (read by process 3") {
+		t.Errorf("no timeline link: %q", text)
 	}
 	for _, tc := range []struct {
 		faulted, placed bool

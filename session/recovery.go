@@ -71,6 +71,7 @@ func recoveryOf(ops []history.Op, windows []nemesis.Window, nodes int) verdict.R
 	rec.AnsweredBefore, rec.AnsweredAfter = before.share(), after.share()
 	rec.LatencyBefore, rec.LatencyAfter = before.median(), after.median()
 	rec.NodesUp = len(after.nodes)
+	rec.BeforeWindow, rec.AfterWindow = [2]int64{start, first}, [2]int64{settled, end}
 	return rec
 }
 

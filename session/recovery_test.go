@@ -105,3 +105,22 @@ func TestRecoveryOf(t *testing.T) {
 		})
 	}
 }
+
+// TestRecoveryWindows: the stretches RF8 compared are recorded, so a plot
+// can draw them: the load before the first fault, and the quiescent second
+// half of what follows the last heal.
+func TestRecoveryWindows(t *testing.T) {
+	windows := []nemesis.Window{{Fault: "kill", Start: int64(2 * time.Second), End: int64(6 * time.Second)}}
+	ops := synthHistory(func(string, time.Duration) (history.Type, time.Duration) { return history.OK, 2 * time.Millisecond })
+	rec := recoveryOf(ops, windows, 3)
+	if !rec.Measured {
+		t.Fatalf("not measured: %+v", rec)
+	}
+	b, a := rec.BeforeWindow, rec.AfterWindow
+	if b[0] < 0 || b[0] > int64(100*time.Millisecond) || b[1] != int64(2*time.Second) {
+		t.Errorf("before window %v, want [~0, 2s]", b)
+	}
+	if a[0] < int64(7900*time.Millisecond) || a[0] > int64(8100*time.Millisecond) || a[1] <= a[0] || a[1] > int64(10*time.Second) {
+		t.Errorf("after window %v, want [~8s, ~10s]", a)
+	}
+}

@@ -349,7 +349,7 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f Options
 			// The run that failed may be a later seed's: cite its artifacts.
 			art := artifactName(u.compiled.ID, u.result.Seed, f.Seed)
 			bad := violation(u.result.Check)
-			context, faulted, placed := anomalyContext(u.result.Ops, bad.Ops)
+			context, faulted, placed := anomalyContext(u.result.Ops, bad.Ops, "../"+filepath.ToSlash(filepath.Join("artifacts", art, "timeline.html")))
 			fd.Findings = append(fd.Findings, report.Finding{
 				Title: bad.Summary, Scenario: u.compiled.ID, Hypothesis: creditedHypotheses(closes(p, u.compiled.ID), faulted, placed),
 				WhatHappened: bad.Explanation, Context: context,
@@ -376,20 +376,6 @@ func writePlanReport(sess *report.Session, p *plans.Plan, path string, f Options
 		return nil, err
 	}
 	return doc, sess.Finish(header, logRows)
-}
-
-// writePlot draws the run's latency and throughput with its fault windows
-// into plot.svg beside its history.
-func writePlot(dir string, r *interp.Result) error {
-	var windows []report.Window
-	for _, w := range r.Faults {
-		windows = append(windows, report.Window{Name: w.Fault, Start: w.Start, End: w.End, Landed: w.Proven})
-	}
-	var b bytes.Buffer
-	if err := report.PlotSVG(&b, r.Ops, windows); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "plot.svg"), b.Bytes(), 0o644)
 }
 
 // writeJUnit writes the units' verdicts as JUnit XML for CI systems.

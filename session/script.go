@@ -217,7 +217,7 @@ func runOne(ctx context.Context, sc *interp.Scenario, f Options, sess *report.Se
 		o.Faults, o.Landing = res.Faults, res.Landing
 		o.Seed = res.Seed
 		if res.Check.Valid == check.Invalid {
-			o.Context, _, _ = anomalyContext(res.Ops, violation(res.Check).Ops)
+			o.Context, _, _ = anomalyContext(res.Ops, violation(res.Check).Ops, "")
 		}
 	}
 	// Built once the run says whether it ran in real time, so --realtime

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/report"
 )
 
@@ -158,6 +159,13 @@ func renderScriptReport(dir, script string, f Options, outcomes []ScenarioOutcom
 			fmt.Fprintf(&b, "- landing evidence %s: %s (%s)\n", l.Decl, mark, l.Evidence)
 		}
 		fmt.Fprintf(&b, "- Evidence: `artifacts/%s/` (history.jsonl, checker.txt, schedule.jsonl)\n", o.Scenario)
+		if o.History != "" {
+			timeline := "../artifacts/" + o.Scenario + "/timeline.html"
+			if ops := violation(o.Check).Ops; o.Result == string(check.Invalid) && len(ops) > 0 {
+				timeline += "#" + report.TimelineAnchor(ops[0])
+			}
+			fmt.Fprintf(&b, "- Pictures: [plot](../artifacts/%s/plot.svg), [timeline](%s)\n", o.Scenario, timeline)
+		}
 		if nodes := logs[o.Scenario]; len(nodes) > 0 {
 			fmt.Fprintf(&b, "- Node logs: `logs/%s/` (%s)\n", o.Scenario, strings.Join(nodes, ", "))
 		} else {

@@ -100,10 +100,10 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 		if out.result == nil {
 			out.result = res
 		}
-		if err := writePlot(dir, res); err != nil {
-			fmt.Fprintf(stderr, "faultline: %s: plot: %v\n", id, err)
-		}
 		ev := evidenceOf(u.spec, res, nodes)
+		if err := writePictures(dir, fmt.Sprintf("%s, seed %d", id, sf.Seed), res, ev.Recovery); err != nil {
+			fmt.Fprintf(stderr, "faultline: %s: %v\n", id, err)
+		}
 		ev.Logs, ev.Retries = logsAndRetries(u.sc, res, dir)
 		switch res.Check.Valid {
 		case check.Valid:

@@ -272,6 +272,10 @@ type Recovery struct {
 	// Floor is the fraction of Baseline throughput below which the system
 	// counts as serving next to nothing; 0 means DefaultRecoveryFloor.
 	Floor float64 `json:"floor,omitempty"`
+	// BeforeWindow and AfterWindow are the two stretches compared, in ns
+	// since the run started, so a plot can show what was judged.
+	BeforeWindow [2]int64 `json:"before_window_ns,omitzero"`
+	AfterWindow  [2]int64 `json:"after_window_ns,omitzero"`
 }
 
 // DefaultRecoveryFloor is the share of pre-fault throughput below which the
