@@ -31,12 +31,17 @@ type ScenarioRow struct {
 	ArtifactID string
 }
 
-// Finish writes the final session log with the scenario table.
+// Finish writes the final session log with the scenario table, then the
+// session's index.html.
 func (s *Session) Finish(h Header, rows []ScenarioRow) error {
 	s.mu.Lock()
 	tl := append([]TimelineRow(nil), s.timeline...)
 	s.mu.Unlock()
-	return s.writeLog(h, tl, rows)
+	if err := s.writeLog(h, tl, rows); err != nil {
+		return err
+	}
+	// Last, so the page shows everything the session wrote.
+	return WriteIndex(s.Dir)
 }
 
 // writeLog renders session-log.md (plan spec §7.1 headings, in order).

@@ -203,6 +203,9 @@ func Reduce(ctx context.Context, o ReduceOptions) (*Reduction, error) {
 	if err := writeReduceReport(sess, rec); err != nil {
 		return nil, err
 	}
+	if err := report.WriteIndex(sess.Dir); err != nil {
+		return nil, err
+	}
 	return &rec, nil
 }
 

@@ -30,7 +30,7 @@ func newRootCmd() *cobra.Command {
 	})
 	root.AddCommand(newVersionCmd(), newCheckCmd(), newRunCmd(), newLintCmd(), newClusterCmd(), newHealCmd())
 	root.AddCommand(newCompileCmd(), newProbeCmd(), newDemoCmd(), newDemoNodeCmd(), newAgentCmd(), newReplayCmd(), newReduceCmd())
-	root.AddCommand(newExportCmd())
+	root.AddCommand(newExportCmd(), newServeCmd())
 	return root
 }
 
