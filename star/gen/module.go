@@ -219,7 +219,10 @@ func mixBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 
 // reserveBuiltin is gen.reserve(n1, g1, n2, g2, ..., default).
 func reserveBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if len(kwargs) > 0 || len(args)%2 == 0 {
+	if len(kwargs) > 0 {
+		return nil, fmt.Errorf("%s: takes no keyword arguments", b.Name())
+	}
+	if len(args)%2 == 0 {
 		return nil, fmt.Errorf("%s: want (n1, g1, n2, g2, ..., default)", b.Name())
 	}
 	groups := make([]gen.ReserveGroup, 0, len(args)/2)

@@ -117,7 +117,10 @@ func (d *DB) Attr(name string) (starlark.Value, error) {
 	case "begin":
 		return starlark.NewBuiltin("sql.db.begin", d.begin), nil
 	case "close":
-		return starlark.NewBuiltin("sql.db.close", func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+		return starlark.NewBuiltin("sql.db.close", func(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
 			return starlark.None, d.db.Close()
 		}), nil
 	}

@@ -1,0 +1,89 @@
+package nemesis
+
+import "github.com/faultline/faultline/star"
+
+// The reference of the "nemesis" module and of faults written in Starlark
+// (docs/starlark.md); parameter names, order and defaults follow each
+// builder's UnpackArgs call in module.go and fault.go.
+
+// nodesP is the victims argument every node fault takes.
+var nodesP = star.Param{Name: "nodes", Default: `"one"`,
+	Doc: `the victims: "one", "minority", "minority-third", "majority", "primaries", "all", or a list of node names`}
+
+func timingP(hold bool) []star.Param {
+	ps := []star.Param{
+		{Name: "interval", Default: `"10s"`, Doc: "the wait after each heal"},
+		{Name: "hold", Default: `"10s"`, Doc: "how long each fault stays"},
+		{Name: "start", Default: "(one interval in)", Example: `"5s"`, Doc: "when the first fault begins"},
+		{Name: "repeat", Default: "True", Doc: "False: the fault happens once, at start"},
+	}
+	if !hold {
+		return []star.Param{ps[2], ps[0], ps[3]}
+	}
+	return ps
+}
+
+func params(lead []star.Param, tail ...star.Param) []star.Param {
+	return append(append([]star.Param(nil), lead...), tail...)
+}
+
+func init() {
+	star.Describe("nemesis", "Faults: each builder returns a nemesis package, a schedule of fault cycles (wait, inject, hold, heal) and a final heal.",
+		"Give one as scenario(nemesis = ...), or a dict of them keyed by tier. Every cycle takes start (the first fault), interval "+
+			"(the wait after each heal), hold (how long a fault stays) and repeat (False: once, at start). Each fault is read back on "+
+			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.")
+	pkg := "a nemesis package"
+	star.Document("nemesis",
+		star.FuncDoc{Name: "partition", Summary: "Network partitions, on every node's firewall.",
+			Params: params([]star.Param{{Name: "spec", Default: `"majority"`,
+				Doc: `a grudge: "one", "majority", "minority", "minority-third", "halves", "random-halves", "majorities-ring", "bridge", "one-way", "primaries", or a {node: [peers it cannot reach]} dict`}},
+				timingP(true)...),
+			Returns: pkg},
+		star.FuncDoc{Name: "loss", Summary: "Packet loss on the victims' interfaces.",
+			Params:  params([]star.Param{nodesP, {Name: "probability", Default: "(required)", Example: "0.3", Doc: "the probability each packet is dropped, a float in (0, 1]; leaving it out fails"}}, timingP(true)...),
+			Returns: pkg},
+		star.FuncDoc{Name: "kill", Summary: "kill -9 of the process matching pattern on the victims, restarted after hold.",
+			Params: params(params([]star.Param{{Name: "pattern", Doc: "the process's command-line pattern (as pkill -f)"}, nodesP}, timingP(true)...),
+				star.Param{Name: "command", Default: "None", Example: `["/usr/bin/true"]`, Doc: "the argv that restarts the process (e.g. a db recipe's start); required unless restart is a list"},
+				star.Param{Name: "restart", Default: "None", Example: `"10s"`, Doc: "how long the process stays dead (replaces hold), or the restart argv as a list"},
+				star.Param{Name: "pidfile", Default: `""`, Doc: "the pidfile the restarted process writes"},
+				star.Param{Name: "logfile", Default: `""`, Doc: "where the restarted process logs"}),
+			Returns: pkg},
+		star.FuncDoc{Name: "pause", Summary: "SIGSTOP of the process matching pattern on the victims, SIGCONT after hold.",
+			Params:  params([]star.Param{{Name: "pattern", Doc: "the process's command-line pattern (as pkill -f)"}, nodesP}, timingP(true)...),
+			Returns: pkg},
+		star.FuncDoc{Name: "bandwidth", Summary: "A bandwidth limit on the victims' interfaces.",
+			Params: params([]star.Param{nodesP, {Name: "rate", Default: `"1mbit"`, Doc: "the rate, as tc writes it"}}, timingP(true)...), Returns: pkg},
+		star.FuncDoc{Name: "delay", Summary: "Delay (netem) on the victims' interfaces; fails where the kernel lacks netem.",
+			Params:  params([]star.Param{nodesP, {Name: "delay", Default: `"50ms"`, Doc: "the added latency"}, {Name: "jitter", Default: `""`, Doc: "its variation"}}, timingP(true)...),
+			Returns: pkg},
+		star.FuncDoc{Name: "fill_disk", Summary: "Fills the filesystem holding path with a file of size.",
+			Params:  params([]star.Param{{Name: "path", Doc: "where the filler file goes"}, {Name: "size", Doc: `its size ("100M")`}, nodesP}, timingP(true)...),
+			Returns: pkg},
+		star.FuncDoc{Name: "truncate_file", Summary: "Truncates the file at path to size; never healed, the damage stays.",
+			Params:  params(params([]star.Param{{Name: "path", Doc: "the file"}, nodesP}, timingP(false)...), star.Param{Name: "size", Default: "0", Doc: "the length it is cut to"}),
+			Returns: pkg},
+		star.FuncDoc{Name: "bitflip_file", Summary: "Flips one bit of the file at path; never healed, the damage stays.",
+			Params: params(params([]star.Param{{Name: "path", Doc: "the file"}, nodesP}, timingP(false)...),
+				star.Param{Name: "offset", Default: "0", Doc: "the byte offset"}, star.Param{Name: "bit", Default: "0", Doc: "the bit (0..7)"}),
+			Returns: pkg},
+		star.FuncDoc{Name: "compose", Summary: "Every package's faults at their own times (they may overlap), with one final heal.",
+			Params: []star.Param{{Name: "nemeses", Doc: "a list of nemesis packages or generators"}}, Returns: pkg},
+		star.FuncDoc{Name: "heal", Summary: "A generator of one heal op: ends every fault in effect.", Returns: "a generator"},
+		star.FuncDoc{Name: "fault", Summary: "A fault written in Starlark, registered beside the built-in ones.",
+			Doc: "Each function gets the list of victim node values (heal: every node). verify returns the landing evidence read from the " +
+				"victims (None or empty: not landed); faultline heal runs heal. Calling the returned value schedules the fault.",
+			Params: []star.Param{{Name: "name", Doc: "the fault's name, unique in the suite"},
+				{Name: "start", Doc: "start(nodes): injects it"},
+				{Name: "stop", Default: "None", Doc: "stop(nodes): ends it on the victims"},
+				{Name: "verify", Default: "None", Doc: "verify(nodes) -> evidence (a dict, struct, list or scalar)"},
+				{Name: "heal", Default: "None", Doc: "heal(nodes): ends it everywhere, whatever state the run left"}},
+			Returns: "a nemesis.fault"},
+	)
+	star.DocumentType(star.TypeDoc{Name: "nemesis", Summary: "A nemesis package: fault cycles and their final heal, for scenario(nemesis = ...).",
+		From: "every nemesis.* builder, a nemesis.fault's call"})
+	star.DocumentType(star.TypeDoc{Name: "nemesis.fault", Receiver: "fault", Summary: "A fault written in Starlark; call it to schedule it.",
+		From: "nemesis.fault()", Doc: `marker = nemesis.fault("marker", start = put, verify = look, heal = remove)` + "\n\n" +
+			`scenario(..., nemesis = marker(nodes = "one", interval = "5s", hold = "5s"))`,
+		Call: &star.FuncDoc{Summary: "Schedules the fault like a built-in one.", Params: params([]star.Param{nodesP}, timingP(true)...), Returns: pkg}})
+}
