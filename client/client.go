@@ -60,7 +60,8 @@ func failWith(op history.Op, err string) history.Op {
 // RetryReporter is implemented by clients that can say how they retry, for
 // the audit that a client library does not hide retries from the history
 // (weak-oracle item 8). Hidden means a request may be sent more than once
-// with an effect the history does not show.
+// with an effect the history does not show; an empty how means the client
+// cannot say.
 type RetryReporter interface {
 	Retries() (hidden bool, how string)
 }

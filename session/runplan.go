@@ -484,5 +484,8 @@ func retriesOf(c client.Client) verdict.Retries {
 		return verdict.Retries{}
 	}
 	hidden, how := rr.Retries()
+	if how == "" {
+		return verdict.Retries{} // the client could not say
+	}
 	return verdict.Retries{Known: true, Hidden: hidden, Evidence: how}
 }

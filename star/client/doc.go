@@ -39,12 +39,14 @@ func init() {
 				"process, node) and returns the completion as a dict: type \"ok\" | \"fail\" | \"info\", optional value (absent: the " +
 				"invocation's value) and optional error. close(conn) runs when the worker ends.\n\n" +
 				"An error raised by invoke, a return that is not such a dict, or the op's timeout makes the op info with the message and " +
-				"script position. Each worker has its own thread; the functions and their module are frozen when the run starts.",
+				"script position. Each worker has its own thread, with its own rand stream seeded from the run's seed and the worker; the functions and their module are frozen when the run starts.",
 			Params: []star.Param{{Name: "open", Doc: "open(node) -> conn"},
 				{Name: "invoke", Doc: "invoke(conn, op) -> completion dict"},
 				{Name: "close", Default: "None", Doc: "close(conn)"},
 				{Name: "setup", Default: "None", Doc: "setup(node), once per node per run"},
-				{Name: "teardown", Default: "None", Doc: "teardown(node), once per node per run"}},
+				{Name: "teardown", Default: "None", Doc: "teardown(node), once per node per run"},
+				{Name: "retries", Default: "None", Doc: "how the client resends requests, in words, for the hidden-retries audit (\"never: one request per op\"); None: the audit cannot judge"},
+				{Name: "hidden_retries", Default: "False", Doc: "True when a resend can take effect without the history showing it (needs retries)"}},
 			Returns: "a client"},
 		star.FuncDoc{Name: "exec", Summary: "Runs a command per op on the worker's node; JSON in, JSON out.",
 			Doc: "stdin: the op as one JSON object (f, key when set, value, process, node, and addr when service is set; FAULTLINE_NODE and " +

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"strings"
@@ -34,7 +36,8 @@ const (
 
 // Starlark is a client written in Starlark, Jepsen's client protocol:
 //
-//		client.starlark(open, invoke, close = None, setup = None, teardown = None)
+//		client.starlark(open, invoke, close = None, setup = None, teardown = None,
+//		                retries = None, hidden_retries = False)
 //
 //	  - setup(node) runs once per run on every node, in parallel, before the
 //	    first op (Jepsen calls setup! per client; once per node is what a
@@ -51,27 +54,50 @@ const (
 //
 // An error raised by invoke, a return that is not such a dict, or the op's
 // timeout makes the op info with the message and script position. Each
-// worker has its own Starlark thread; the functions and their module are
-// frozen when the run starts, so workers share nothing mutable.
+// worker has its own Starlark thread, with its own random stream seeded
+// from the run's seed and the thread's name; the functions and their
+// module are frozen when the run starts, so workers share nothing mutable.
+//
+// retries is the author's account of how the client resends requests (for
+// the hidden-retries audit); None leaves that audit unable to judge.
 type Starlark struct {
 	OpenFn, InvokeFn             starlark.Callable
 	CloseFn, SetupFn, TeardownFn starlark.Callable // nil when not given
+	RetriesHow                   string            // "" when the script did not say
+	HiddenRetries                bool
 }
 
 var (
-	_ client.Client      = (*Starlark)(nil)
-	_ client.PoolStarter = (*Starlark)(nil)
+	_ client.Client        = (*Starlark)(nil)
+	_ client.PoolStarter   = (*Starlark)(nil)
+	_ client.RetryReporter = (*Starlark)(nil)
 	_ client.Ender       = (*starSession)(nil)
 )
 
-// newStarlark is client.starlark(open, invoke, close=None, setup=None, teardown=None).
+// newStarlark is client.starlark(open, invoke, close=None, setup=None,
+// teardown=None, retries=None, hidden_retries=False).
 func newStarlark(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var open, invoke, closeFn, setup, teardown starlark.Value = nil, nil, starlark.None, starlark.None, starlark.None
+	var retries starlark.Value = starlark.None
+	var hidden bool
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "open", &open, "invoke", &invoke,
-		"close?", &closeFn, "setup?", &setup, "teardown?", &teardown); err != nil {
+		"close?", &closeFn, "setup?", &setup, "teardown?", &teardown, "retries?", &retries, "hidden_retries?", &hidden); err != nil {
 		return nil, err
 	}
-	c := &Starlark{}
+	c := &Starlark{HiddenRetries: hidden}
+	switch r := retries.(type) {
+	case starlark.NoneType:
+		if hidden {
+			return nil, fmt.Errorf("%s: hidden_retries needs retries, the account of how the client resends", b.Name())
+		}
+	case starlark.String:
+		if strings.TrimSpace(string(r)) == "" {
+			return nil, fmt.Errorf("%s: retries must say how the client resends requests, got an empty string", b.Name())
+		}
+		c.RetriesHow = string(r)
+	default:
+		return nil, fmt.Errorf("%s: retries must be a string or None, got %s", b.Name(), retries.Type())
+	}
 	for _, a := range []struct {
 		name     string
 		v        starlark.Value
@@ -105,6 +131,15 @@ func (c *Starlark) freeze() {
 	}
 }
 
+// Retries implements client.RetryReporter with what the script declared;
+// an empty how (nothing declared) leaves the audit unable to judge.
+func (c *Starlark) Retries() (hidden bool, how string) {
+	if c.RetriesHow == "" {
+		return false, ""
+	}
+	return c.HiddenRetries, "declared by the client script: " + c.RetriesHow
+}
+
 // Simulated implements client.Client: the script talks to real systems in real time.
 func (c *Starlark) Simulated() bool { return false }
 
@@ -128,7 +163,7 @@ func (c *Starlark) Start(uint64) (client.Session, error) {
 // modules' globals (workers run them on several threads at once) and runs
 // setup on every node. setup and open stop when ctx (the run's) ends;
 // teardown and close still run after it, within their own limits.
-func (c *Starlark) StartPool(ctx context.Context, _ uint64, pool *control.Pool, out io.Writer) (client.Session, error) {
+func (c *Starlark) StartPool(ctx context.Context, seed uint64, pool *control.Pool, out io.Writer) (client.Session, error) {
 	if pool == nil {
 		return c.Start(0)
 	}
@@ -144,7 +179,7 @@ func (c *Starlark) StartPool(ctx context.Context, _ uint64, pool *control.Pool, 
 		}
 	}
 	end, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s := &starSession{cfg: c, pool: pool, out: out, run: ctx, end: end, cancel: cancel, http: httpmod.NewClient()}
+	s := &starSession{cfg: c, pool: pool, out: out, seed: seed, run: ctx, end: end, cancel: cancel, http: httpmod.NewClient()}
 	if c.SetupFn != nil {
 		if err := s.onEveryNode(ctx, "setup", c.SetupFn); err != nil {
 			s.http.CloseIdleConnections()
@@ -159,6 +194,7 @@ type starSession struct {
 	cfg    *Starlark
 	pool   *control.Pool
 	out    io.Writer
+	seed   uint64          // the run's: each thread's random stream derives from it
 	run    context.Context // the run's: setup and open stop with it
 	end    context.Context // teardown and close: outlives an interrupted run, ends at Close
 	cancel context.CancelFunc
@@ -168,12 +204,17 @@ type starSession struct {
 }
 
 // thread makes a Starlark thread for the client's code: print to the run's
-// output, the run's nodes and HTTP client, and ctx as its context.
+// output, the run's nodes and HTTP client, ctx as its context, and a random
+// stream of its own, seeded from the run's seed and the thread's name so
+// that the same seed makes the same draws on the same worker.
 func (s *starSession) thread(name string, ctx context.Context) *starlark.Thread {
 	out := s.out
 	t := &starlark.Thread{Name: name, Print: func(_ *starlark.Thread, msg string) { fmt.Fprintln(out, msg) }}
 	star.SetContext(t, ctx)
 	star.SetPool(t, s.pool)
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	star.SetRand(t, rand.New(rand.NewPCG(s.seed, h.Sum64())))
 	t.SetLocal(httpmod.ClientLocal, s.http)
 	return t
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/star"
 	starcontrol "github.com/faultline/faultline/star/control"
 	"github.com/faultline/faultline/star/httpmod"
 	"github.com/faultline/faultline/star/netmod"
@@ -33,7 +34,21 @@ func starlarkClient(v starlark.Value) (*Starlark, bool) {
 // value) with the modules a script sees, and starts it on a one-node pool.
 func loadStarClient(t *testing.T, src string) (*Starlark, client.Session) {
 	t.Helper()
+	return loadStarClientSeed(t, src, 1)
+}
+
+// loadStarClientSeed is loadStarClient with the run's seed given. Scripts
+// also see draw(), a draw from the calling thread's random stream.
+func loadStarClientSeed(t *testing.T, src string, seed uint64) (*Starlark, client.Session) {
+	t.Helper()
 	pre := starlark.StringDict{
+		"draw": starlark.NewBuiltin("draw", func(thread *starlark.Thread, b *starlark.Builtin, _ starlark.Tuple, _ []starlark.Tuple) (starlark.Value, error) {
+			r := star.Rand(thread)
+			if r == nil {
+				return nil, errors.New("no random stream on this thread")
+			}
+			return starlark.MakeInt64(r.Int64N(1 << 40)), nil
+		}),
 		"client":  Module,
 		"control": starcontrol.Module,
 		"http":    httpmod.Module,
@@ -55,7 +70,7 @@ func loadStarClient(t *testing.T, src string) (*Starlark, client.Session) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	sess, err := c.StartPool(context.Background(), 1, pool, &out)
+	sess, err := c.StartPool(context.Background(), seed, pool, &out)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -319,6 +334,10 @@ func TestNewStarlarkArgs(t *testing.T) {
 		{`client.starlark(open = f, invoke = f, close = "x")`, "close must be a function"},
 		{`client.starlark(open = f, invoke = f, teardown = 3)`, "teardown must be a function"},
 		{`client.starlark(f, f, None, None, None)`, ""},
+		{`client.starlark(open = f, invoke = f, retries = "never: one request per op")`, ""},
+		{`client.starlark(open = f, invoke = f, retries = "  ")`, "retries must say how"},
+		{`client.starlark(open = f, invoke = f, retries = 3)`, "retries must be a string or None"},
+		{`client.starlark(open = f, invoke = f, hidden_retries = True)`, "hidden_retries needs retries"},
 	} {
 		_, err := starlark.ExecFile(&starlark.Thread{}, "a.star", "def f(x, y = None):\n    pass\n"+tc.src+"\n", starlark.StringDict{"client": Module})
 		switch {
@@ -327,5 +346,68 @@ func TestNewStarlarkArgs(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: error %v, want %q", tc.src, err, tc.want)
 		}
+	}
+}
+
+// TestStarlarkRetries: what the script declares about resends is what the
+// hidden-retries audit is told; nothing declared is nothing known.
+func TestStarlarkRetries(t *testing.T) {
+	for _, tc := range []struct {
+		args     string
+		hidden   bool
+		how      string
+		reporter bool
+	}{
+		{``, false, "", false},
+		{`, retries = "never: one request per op"`, false, "declared by the client script: never: one request per op", true},
+		{`, retries = "the driver resends on a dropped connection", hidden_retries = True`, true, "declared by the client script: the driver resends on a dropped connection", true},
+	} {
+		g, err := starlark.ExecFile(&starlark.Thread{}, "a.star", "def f(x, y = None):\n    pass\nc = client.starlark(open = f, invoke = f"+tc.args+")\n", starlark.StringDict{"client": Module})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := starlarkClient(g["c"])
+		hidden, how := c.Retries()
+		if hidden != tc.hidden || how != tc.how {
+			t.Errorf("%q: Retries() = %t, %q; want %t, %q", tc.args, hidden, how, tc.hidden, tc.how)
+		}
+	}
+}
+
+// TestStarlarkRand: client code draws from a random stream of its own
+// thread, seeded from the run's seed and the worker, so a run replays the
+// same draws and two workers do not share one.
+func TestStarlarkRand(t *testing.T) {
+	const src = `
+def open(node):
+    return None
+
+def invoke(conn, op):
+    return {"type": "ok", "value": [draw(), draw()]}
+
+c = client.starlark(open = open, invoke = invoke)
+`
+	draws := func(seed uint64, process int) any {
+		_, sess := loadStarClientSeed(t, src, seed)
+		w, err := sess.Open(0, process, "n1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		got := w.Invoke(context.Background(), history.Op{Type: history.Invoke, F: "draw", Process: process, Node: "n1"})
+		if got.Type != history.OK {
+			t.Fatalf("draw: %s %v", got.Type, got.Error)
+		}
+		return got.Value
+	}
+	a, again := draws(7, 3), draws(7, 3)
+	if !history.Equal(a, again) {
+		t.Errorf("same seed and worker, different draws: %v, %v", a, again)
+	}
+	if other := draws(7, 4); history.Equal(a, other) {
+		t.Errorf("two workers drew the same: %v", a)
+	}
+	if other := draws(8, 3); history.Equal(a, other) {
+		t.Errorf("two seeds drew the same: %v", a)
 	}
 }
