@@ -38,7 +38,8 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	res := r.Results
 	fmt.Fprintf(w, "verdict: %s — %s\n", res.SessionVerdict, res.Headline)
-	fmt.Fprintf(w, "session: %s\nreport: %s\n", res.SessionDir, filepath.Join(res.SessionDir, "findings", "report.md"))
+	fmt.Fprintf(w, "session: %s\n", res.SessionDir)
+	writeWhere(w, res.SessionDir)
 	for _, o := range r.Outcomes {
 		for _, l := range o.Landing {
 			mark := "landed"
@@ -74,7 +75,8 @@ func (r *Result) writePlanText(w io.Writer) {
 		}
 	}
 	res := r.Results
-	fmt.Fprintf(w, "session: %s — %s\nreport: %s\n", res.SessionVerdict, res.Headline, filepath.Join(res.SessionDir, "findings", "report.md"))
+	fmt.Fprintf(w, "session: %s — %s\n", res.SessionVerdict, res.Headline)
+	writeWhere(w, res.SessionDir)
 	if r.Replay != "" {
 		fmt.Fprintf(w, "replay: %s\n", r.Replay)
 	}
@@ -87,7 +89,15 @@ func (r *ReplayResult) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "%s: reproduced: %s\n  original %s: %s\n  replay   %s: %s\n", o.Scenario, o.Reproduced,
 			o.Original, OrNone(o.Was), o.Replay, OrNone(o.Now))
 	}
-	fmt.Fprintf(w, "session: %s\nreport: %s\n", r.SessionDir, filepath.Join(r.SessionDir, "findings", "report.md"))
+	fmt.Fprintf(w, "session: %s\n", r.SessionDir)
+	writeWhere(w, r.SessionDir)
+}
+
+// writeWhere says where a session's report and its page are, and how to
+// browse every session under the same root.
+func writeWhere(w io.Writer, dir string) {
+	fmt.Fprintf(w, "report: %s\npage: %s (all sessions: faultline serve %s)\n", filepath.Join(dir, "findings", "report.md"),
+		filepath.Join(dir, "index.html"), filepath.Dir(filepath.Dir(dir)))
 }
 
 // WriteText writes what the reduction came to: the shrunk history, the
