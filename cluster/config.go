@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"io"
 	"net/netip"
 	"path/filepath"
 	"regexp"
@@ -43,6 +44,22 @@ type Config struct {
 	// Prefix names everything the cluster creates: namespaces and host-side
 	// veths are <prefix>-nX (default "fl").
 	Prefix string
+
+	// VM makes every node a QEMU virtual machine with its own Debian
+	// kernel instead of a network namespace (see vm.go); the node's link
+	// on the bridge is then a tap named <prefix>-nX.
+	VM bool
+	// Packages are extra Debian packages baked into the VM image (VM only).
+	Packages []string
+	// Rebuild builds the VM image again even when a cached one matches.
+	Rebuild bool
+	// ImageCache is where VM images are cached (default DefaultImageCache).
+	ImageCache string
+	// MemoryMB is each VM's memory (default 256).
+	MemoryMB int
+	// Log receives progress of slow steps (a VM image build); nil
+	// discards it.
+	Log io.Writer
 }
 
 var (
@@ -74,6 +91,13 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Bridge == "" {
 		c.Bridge = c.Prefix + "-br"
 	}
+	if c.ImageCache == "" {
+		c.ImageCache = DefaultImageCache
+	}
+	if c.MemoryMB == 0 {
+		c.MemoryMB = defaultMemoryMB
+	}
+	c.Packages = normalPackages(c.Packages)
 	if err := c.validate(); err != nil {
 		return c, fmt.Errorf("cluster config: %w", err)
 	}
@@ -114,6 +138,15 @@ func (c Config) validate() error {
 	}
 	if !p.Addr().Is4() {
 		return fmt.Errorf("subnet %s: must be IPv4", c.Subnet)
+	}
+	if err := checkPackages(c.Packages); err != nil {
+		return err
+	}
+	if len(c.Packages) > 0 && !c.VM {
+		return fmt.Errorf("packages %s: only VM nodes have an image to put packages in (add --vm)", strings.Join(c.Packages, ","))
+	}
+	if c.MemoryMB < 128 {
+		return fmt.Errorf("memory: %d MB, want at least 128", c.MemoryMB)
 	}
 	if c.Nodes < 1 {
 		return fmt.Errorf("nodes: %d, want at least 1", c.Nodes)

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"net/netip"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -11,8 +12,9 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Nodes: 5, StateDir: "/var/lib/faultline/cluster", Subnet: "10.77.0.0/24", Bridge: "fl-br", Prefix: "fl"}
-	if c != want {
+	want := Config{Nodes: 5, StateDir: "/var/lib/faultline/cluster", Subnet: "10.77.0.0/24", Bridge: "fl-br", Prefix: "fl",
+		ImageCache: DefaultImageCache, MemoryMB: defaultMemoryMB}
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults %+v, want %+v", c, want)
 	}
 	c, err = Config{Prefix: "jep", Subnet: "10.5.5.77/24", StateDir: "/srv/x/"}.withDefaults()
@@ -38,6 +40,10 @@ func TestConfigValidate(t *testing.T) {
 		{"/30 holds none", Config{Nodes: 1, Subnet: "10.1.1.0/30"}, "at most 0"},
 		{"/16 capped by names", Config{Nodes: 1000, Subnet: "10.1.0.0/16"}, "at most 999"},
 		{"negative nodes", Config{Nodes: -1}, "at least 1"},
+		{"vm packages", Config{VM: true, Packages: []string{"etcd-server,redis-server", " etcd-server"}}, ""},
+		{"packages without vm", Config{Packages: []string{"etcd-server"}}, "add --vm"},
+		{"bad package name", Config{VM: true, Packages: []string{"etcd;rm"}}, "not a Debian package name"},
+		{"tiny vm", Config{VM: true, MemoryMB: 64}, "at least 128"},
 		{"ipv6", Config{Subnet: "fd00::/64"}, "IPv4"},
 		{"garbage subnet", Config{Subnet: "ten"}, "subnet"},
 		{"prefix upper case", Config{Prefix: "FL"}, "prefix"},

@@ -43,6 +43,14 @@
 // removed first. Down kills every process in the cluster's namespaces,
 // deletes the namespaces, veths and bridge, and removes StateDir; it matches
 // only names built from its own prefix and bridge, and is safe to repeat.
+// With Config.VM every node is a QEMU guest instead (vm.go describes it):
+// its own Debian kernel, booted from an image EnsureImage builds once and
+// caches under Config.ImageCache; the node's link is a tap <prefix>-nX on
+// the same bridge and addresses, and the client files are the same.
+// cluster.json then also holds what Up measured (key "vm_info": the
+// accelerator and why, boot time, clock offsets after the boot sync, the
+// nodes' slowdown), and the nodes file carries the slowdown as a comment.
+//
 // Up and Down serialise on an flock of StateDir's parent directory, which
 // Up creates if needed; Down removes it only if that Up created it and it
 // is empty, so up then down leaves the host as it was.

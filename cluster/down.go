@@ -87,6 +87,9 @@ func teardown(ctx context.Context, paths map[string]string, c Config, h hostNet,
 	for _, i := range nodes {
 		configs[c.sshdConfigPath(i)] = true
 	}
+	if err := stopVMs(ctx, c, nodes); err != nil {
+		return fmt.Errorf("tear down cluster %s: %w", c.Prefix, err)
+	}
 	if err := killAll(ctx, nets, configs); err != nil {
 		return fmt.Errorf("tear down cluster %s: %w", c.Prefix, err)
 	}

@@ -17,15 +17,26 @@ type record struct {
 	Bridge string `json:"bridge"`
 	Subnet string `json:"subnet"`
 	Nodes  int    `json:"nodes"`
+	// VM marks a cluster of QEMU nodes; Packages are its image's extra
+	// Debian packages, comma-separated. Both are absent for netns nodes,
+	// whose records stay as they were.
+	VM       bool   `json:"vm,omitempty"`
+	Packages string `json:"packages,omitempty"`
+	// Info is what a VM cluster's Up measured; not part of the shape.
+	Info *VMInfo `json:"vm_info,omitempty"`
 }
 
 func recordOf(c Config) record {
-	return record{Prefix: c.Prefix, Bridge: c.Bridge, Subnet: c.Subnet, Nodes: c.Nodes}
+	return record{Prefix: c.Prefix, Bridge: c.Bridge, Subnet: c.Subnet, Nodes: c.Nodes,
+		VM: c.VM, Packages: strings.Join(c.Packages, ",")}
 }
 
 // config turns a record back into a checked Config in dir.
 func (r record) config(dir string) (Config, error) {
-	c := Config{Nodes: r.Nodes, StateDir: dir, Subnet: r.Subnet, Bridge: r.Bridge, Prefix: r.Prefix}
+	c := Config{Nodes: r.Nodes, StateDir: dir, Subnet: r.Subnet, Bridge: r.Bridge, Prefix: r.Prefix, VM: r.VM}
+	if r.Packages != "" {
+		c.Packages = strings.Split(r.Packages, ",")
+	}
 	if r.Nodes == 0 || r.Subnet == "" || r.Bridge == "" || r.Prefix == "" {
 		return c, errors.New("incomplete: want prefix, bridge, subnet and nodes")
 	}
@@ -132,7 +143,13 @@ func renderSSHDConfig(c Config, i int) []byte {
 	fmt.Fprintf(&b, "ListenAddress %s:%d\n", c.nodeAddr(i), SSHPort)
 	fmt.Fprintf(&b, "HostKey %s\n", filepath.Join(c.nodeDir(i), "ssh_host_ed25519_key"))
 	fmt.Fprintf(&b, "AuthorizedKeysFile %s\n", c.path(authKeysFile))
-	b.WriteString(`PidFile none
+	b.WriteString(sshdCommon)
+	fmt.Fprintf(&b, "SetEnv FAULTLINE_NODE=%s\n", nodeName(i))
+	return b.Bytes()
+}
+
+// sshdCommon is what netns and VM nodes' sshd_config share.
+const sshdCommon = `PidFile none
 PermitRootLogin prohibit-password
 PubkeyAuthentication yes
 PasswordAuthentication no
@@ -145,10 +162,7 @@ MaxStartups 200
 MaxSessions 200
 Subsystem sftp internal-sftp
 LogLevel ERROR
-`)
-	fmt.Fprintf(&b, "SetEnv FAULTLINE_NODE=%s\n", nodeName(i))
-	return b.Bytes()
-}
+`
 
 // renderSSHConfig lets OpenSSH users type `ssh -F StateDir/ssh_config n1`.
 // curve25519 because the default post-quantum exchange costs ~100 ms a

@@ -3,6 +3,7 @@ package cluster
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -46,16 +47,21 @@ func TestFstabWithoutHostname(t *testing.T) {
 }
 
 func TestRecordRoundTrip(t *testing.T) {
-	c, err := Config{Nodes: 7, StateDir: "/srv/fl", Subnet: "10.9.8.0/24", Prefix: "abc", Bridge: "abcbr"}.withDefaults()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := parseRecord(renderRecord(c), c.StateDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != c {
-		t.Errorf("round trip: %+v, want %+v", got, c)
+	for _, cfg := range []Config{
+		{Nodes: 7, StateDir: "/srv/fl", Subnet: "10.9.8.0/24", Prefix: "abc", Bridge: "abcbr"},
+		{Nodes: 3, StateDir: "/srv/vm", Subnet: "10.9.7.0/24", Prefix: "vm", VM: true, Packages: []string{"redis-server", "etcd-server"}},
+	} {
+		c, err := cfg.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := parseRecord(renderRecord(c), c.StateDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Errorf("round trip: %+v, want %+v", got, c)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"net/netip"
+	"reflect"
 	"testing"
 )
 
@@ -10,6 +11,7 @@ import (
 func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte(`{"prefix":"fl","bridge":"fl-br","subnet":"10.77.0.0/24","nodes":3}`))
 	f.Add([]byte(`{"prefix":"a","bridge":"b","subnet":"10.0.0.0/8","nodes":999}`))
+	f.Add([]byte(`{"prefix":"v","bridge":"v-br","subnet":"10.90.0.0/24","nodes":3,"vm":true,"packages":"etcd-server"}`))
 	f.Add([]byte(`{}`))
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -18,7 +20,7 @@ func FuzzParseRecord(f *testing.F) {
 			return
 		}
 		again, err := parseRecord(renderRecord(c), "/srv/fl")
-		if err != nil || again != c {
+		if err != nil || !reflect.DeepEqual(again, c) {
 			t.Fatalf("re-parse of %+v: %+v, %v", c, again, err)
 		}
 	})

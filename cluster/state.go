@@ -42,6 +42,8 @@ type State struct {
 
 	Elapsed  time.Duration // how long Up took
 	Warnings []string      // host settings that may break node traffic
+
+	VM *VMInfo // a VM cluster's image, accelerator, clocks and speed; nil for netns
 }
 
 func newState(c Config) *State {
@@ -73,7 +75,18 @@ func (s *State) Summary() string {
 		return fmt.Sprintf("cluster %s already up: %d nodes, nothing to do (%d ms); nodes file %s", s.Config.Prefix, n, ms, s.NodesFile)
 	case Repaired:
 		return fmt.Sprintf("cluster %s repaired (%s): %d nodes up in %d ms; nodes file %s", s.Config.Prefix, strings.Join(s.Repaired, ", "), n, ms, s.NodesFile)
+	case Created:
+		if s.VM == nil {
+			return s.netnsCreated()
+		}
+		return fmt.Sprintf("cluster %s created: %d VM nodes up in %d ms (kernel %s, %s; boot %.1fs, slowdown %.1fx) on bridge %s, host %s; nodes file %s, ssh -F %s n1",
+			s.Config.Prefix, n, ms, s.VM.KernelRelease, s.VM.Accel, s.VM.BootSec, s.VM.Slowdown, s.Config.Bridge, s.Host, s.NodesFile, s.SSHConfig)
 	default:
-		return fmt.Sprintf("cluster %s created: %d nodes up in %d ms (bridge %s, host %s); nodes file %s, ssh -F %s n1", s.Config.Prefix, n, ms, s.Config.Bridge, s.Host, s.NodesFile, s.SSHConfig)
+		return s.netnsCreated()
 	}
+}
+
+func (s *State) netnsCreated() string {
+	return fmt.Sprintf("cluster %s created: %d nodes up in %d ms (bridge %s, host %s); nodes file %s, ssh -F %s n1",
+		s.Config.Prefix, len(s.Nodes), s.Elapsed.Milliseconds(), s.Config.Bridge, s.Host, s.NodesFile, s.SSHConfig)
 }

@@ -20,10 +20,13 @@ type NodeStatus struct {
 	SSHD      bool           // an sshd runs as PID 1 of the node
 	PID       int            // that sshd's host PID, 0 if none
 	Reachable bool           // a TCP connect to Addr succeeded
+	// VM marks a QEMU node: Namespace is then its tap's name, Netns is
+	// unused, and SSHD and PID are about its QEMU process.
+	VM bool
 }
 
 // Healthy reports whether the node is fully usable.
-func (n NodeStatus) Healthy() bool { return n.Netns && n.Link && n.SSHD && n.Reachable }
+func (n NodeStatus) Healthy() bool { return (n.Netns || n.VM) && n.Link && n.SSHD && n.Reachable }
 
 // Problems says what is wrong with the node ("" when healthy).
 func (n NodeStatus) Problems() string {
@@ -32,7 +35,7 @@ func (n NodeStatus) Problems() string {
 		ok   bool
 		what string
 	}{
-		{n.Netns, "namespace missing"}, {n.Link, "link down"}, {n.SSHD, "sshd dead"}, {n.Reachable, "ssh unreachable"},
+		{n.Netns || n.VM, "namespace missing"}, {n.Link, "link down"}, {n.SSHD || n.VM, "sshd dead"}, {n.SSHD || !n.VM, "QEMU not running"}, {n.Reachable, "ssh unreachable"},
 	} {
 		if !c.ok {
 			p = append(p, c.what)
@@ -52,6 +55,9 @@ type StatusReport struct {
 	// does not account for, such as leftovers of a crash; Up and Down remove
 	// them.
 	Strays []string
+	// VM is what a VM cluster's Up measured (accelerator and why, kernel,
+	// slowdown, clock offsets after boot); nil for netns clusters.
+	VM *VMInfo
 }
 
 // Healthy reports whether a recorded cluster is fully up and has no strays.
@@ -103,6 +109,10 @@ func inspect(ctx context.Context, c Config, recorded bool) (*StatusReport, error
 	st := &StatusReport{Config: c, Recorded: recorded, Bridge: bridgeHealthy(c)}
 	st.Strays = strays(c, h, recorded)
 	if !recorded {
+		return st, nil
+	}
+	if c.VM {
+		inspectVM(ctx, c, st)
 		return st, nil
 	}
 	nets := make(map[nsID]string, c.Nodes)
@@ -181,6 +191,9 @@ func (s *StatusReport) Summary() string {
 		}
 	}
 	msg := fmt.Sprintf("cluster %s: %d of %d nodes healthy, bridge %s %s", s.Config.Prefix, healthy, len(s.Nodes), s.Config.Bridge, upDown(s.Bridge))
+	if v := s.VM; v != nil {
+		msg += fmt.Sprintf("; VM nodes: kernel %s, %s, slowdown %.1fx", v.KernelRelease, v.AccelReason, v.Slowdown)
+	}
 	if len(sick) > 0 {
 		msg += " (" + strings.Join(sick, "; ") + ")"
 	}

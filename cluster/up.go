@@ -19,7 +19,11 @@ import (
 // recording a cluster of another shape is refused: run Down first.
 func Up(ctx context.Context, cfg Config) (*State, error) {
 	start := time.Now()
-	paths, err := preflight(toolsUp)
+	tools := toolsUp
+	if cfg.VM {
+		tools = toolsVM
+	}
+	paths, err := preflight(tools)
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +64,14 @@ func Up(ctx context.Context, cfg Config) (*State, error) {
 		return nil, err
 	}
 	st := newState(c)
+	if c.VM {
+		if err := upVM(ctx, c, recorded, madeParent, st); err != nil {
+			return nil, err
+		}
+		st.Warnings = forwardWarnings(ctx)
+		st.Elapsed = time.Since(start)
+		return st, nil
+	}
 	var rep *StatusReport
 	if recorded && filesIntact(c) && bridgeHealthy(c) {
 		if rep, err = inspect(ctx, c, true); err != nil {
@@ -82,7 +94,7 @@ func Up(ctx context.Context, cfg Config) (*State, error) {
 		}
 	default:
 		st.Action = Created
-		if err := create(ctx, paths, c, recorded, madeParent); err != nil {
+		if err := create(ctx, paths, c, recorded, madeParent, nil); err != nil {
 			return nil, err
 		}
 		if err := finish(ctx, c, st); err != nil {
@@ -116,7 +128,9 @@ func filesIntact(c Config) bool {
 // On failure it removes what it built (sshd's log is in the error), so a
 // failed Up leaves the host as it found it. madeParent says this Up created
 // StateDir's parent; a rebuilt cluster keeps what its first Up noted.
-func create(ctx context.Context, paths map[string]string, c Config, recorded, madeParent bool) (err error) {
+// build makes the nodes and writes the client files once the keys exist
+// (nil: netns nodes).
+func create(ctx context.Context, paths map[string]string, c Config, recorded, madeParent bool, build func() error) (err error) {
 	h, err := findHostNet(c)
 	if err != nil {
 		return err
@@ -167,6 +181,9 @@ func create(ctx context.Context, paths map[string]string, c Config, recorded, ma
 	}
 	if err := writeFile(c.path(authKeysFile), []byte(pub+"\n"), 0o600); err != nil {
 		return err
+	}
+	if build != nil {
+		return build()
 	}
 	all := make([]int, c.Nodes)
 	for i := range all {
@@ -257,6 +274,9 @@ func finish(ctx context.Context, c Config, st *State) error {
 	}
 	for i, n := range rep.Nodes {
 		st.Nodes[i].PID = n.PID
+		if c.VM {
+			continue // QEMU wrote its own qemu.pid
+		}
 		pid := []byte(strconv.Itoa(n.PID) + "\n")
 		if err := writeFile(filepath.Join(st.Nodes[i].Dir, "sshd.pid"), pid, 0o644); err != nil {
 			return err

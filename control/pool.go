@@ -51,6 +51,9 @@ type Pool struct {
 	slots  map[string]*poolSlot // fixed at construction
 	closed atomic.Bool
 	net    Network // nil: hosts and ports (see Network)
+	// slowdown is how many times slower than the host the nodes run
+	// (SetSlowdown; 0 means not measured).
+	slowdown float64
 }
 
 // poolSlot serialises the dial of one node; lock is a one-token channel so

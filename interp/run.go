@@ -224,6 +224,16 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	defer sess.Close()
 
+	// Slow (emulated) nodes stretch the op timeout by their measured
+	// slowdown (control.Pool.ScaleTimeout), so an op is not declared info
+	// for the emulation's slowness alone.
+	opTimeout := s.OpTimeout
+	if !r.Virtual {
+		opTimeout = o.Pool.ScaleTimeout(s.OpTimeout)
+		if opTimeout != s.OpTimeout && o.Log != nil {
+			o.Log(fmt.Sprintf("op timeout %s scaled to %s: the nodes run %.1fx slower than this host (their nodes file says)", s.OpTimeout, opTimeout, o.Pool.Slowdown()))
+		}
+	}
 	runCtx := ctx
 	if !r.Virtual {
 		// A hard stop past the budget, in case an op or the generator ignores time.
@@ -232,9 +242,9 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		if o.Replay != nil {
 			limit = o.Replay.duration()
 		} else if final != nil {
-			limit += s.FinalTimeout + s.OpTimeout // the final phase's own bound
+			limit += s.FinalTimeout + opTimeout // the final phase's own bound
 		}
-		runCtx, cancel = context.WithTimeoutCause(ctx, limit+s.OpTimeout+10*time.Second,
+		runCtx, cancel = context.WithTimeoutCause(ctx, limit+opTimeout+10*time.Second,
 			errors.New("budget exhausted"))
 		defer cancel()
 	}
@@ -250,7 +260,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		Client: func(thread, process int) (gen.Worker, error) {
 			return sess.Open(thread, process, nodes[thread%len(nodes)])
 		},
-		OpTimeout: s.OpTimeout,
+		OpTimeout: opTimeout,
 		Seed:      o.Seed,
 		OpLimit:   b.Ops,
 		Virtual:   r.Virtual,

@@ -92,8 +92,9 @@ func init() {
 		end:    onMesh(unshapeStep("delay"), func(w *Worker, ctx context.Context, _ any) (outcome, error) { return w.stopQdisc(ctx, "delay") }),
 		open:   shapeOpen("delay"),
 	})
-	// Clock faults are refused, never faked (clockFault): no builtin
-	// offers them, but a schedule may name them.
+	// Old names of clock faults, never injected (clockFault): clock
+	// faults are start-clock (nemesis.clock, clock.go); a schedule may
+	// still name these.
 	for _, f := range []string{"bump-clock", "clock-skew", "strobe-clock"} {
 		register(Fault{
 			Inject: f, NoEnd: "it is never injected: clock faults fail with a missing capability",
@@ -144,9 +145,9 @@ func (w *Worker) startDelay(ctx context.Context, v any) (outcome, error) {
 	return w.qdisc(ctx, "delay", targets, "netem", args, map[string]any{"nodes": strs(targets), "delay": delay, "jitter": jitter})
 }
 
-// clockFault refuses clock faults where the targets share a kernel with
-// each other (a clock change would hit all of them, and usually the
-// controller); on separate kernels it reports them as not implemented.
+// clockFault refuses the old clock op names: where the targets share a
+// kernel with each other (a clock change would hit all of them, and usually
+// the controller) it says so; elsewhere it names start-clock.
 func (w *Worker) clockFault(ctx context.Context, v any) (outcome, error) {
 	caps, err := Capabilities(ctx, w.opts.Pool, w.nodes)
 	if err != nil {
@@ -162,7 +163,7 @@ func (w *Worker) clockFault(ctx context.Context, v any) (outcome, error) {
 			return missingCapability(v, caps, fmt.Sprintf("nodes %s share one kernel (boot id %s), so their clocks cannot differ", strings.Join(nodes, ", "), id))
 		}
 	}
-	return missingCapability(v, caps, "clock faults are not implemented")
+	return missingCapability(v, caps, "this op name is never injected: clock faults are nemesis.clock (op start-clock)")
 }
 
 // tcTime accepts a tc time such as "50ms", "1s" or "200us".

@@ -428,5 +428,10 @@ func testMissingCapabilities(t *testing.T, pool *control.Pool) {
 	if c.Type != "fail" || !strings.Contains(fmt.Sprint(c.Error), "share one kernel") {
 		t.Fatalf("clock fault on one kernel: %+v, want a missing-capability failure", c)
 	}
+	// nemesis.clock on netns nodes: they run on the controller's kernel.
+	c = w.Invoke(ctx, opF("start-clock", map[string]any{"nodes": "one", "mode": "bump", "delta": "10s"}))
+	if c.Type != "fail" || !strings.Contains(fmt.Sprint(c.Error), "missing capability: nodes") || !strings.Contains(fmt.Sprint(c.Error), "controller's own kernel") {
+		t.Fatalf("start-clock on netns nodes: %+v, want a missing-capability failure naming the shared kernel", c)
+	}
 	noFaultlineLeft(t, pool)
 }

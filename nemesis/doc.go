@@ -19,7 +19,9 @@
 //	free-disk
 //	truncate-file    value: {"nodes", "path", "size": bytes kept} (no heal: the damage stays)
 //	bitflip-file     value: {"nodes", "path", "offset", "bit"} (one bit flipped; no heal)
-//	clock-skew       always fails: missing capability (see below)
+//	start-clock      value: {"nodes", "mode": bump|strobe|skew|reset, "delta", "period", "rate"} (clock.go; own kernels only)
+//	stop-clock       stops strobes, restores the tick, sets the victims' clocks to the controller's
+//	clock-skew, bump-clock, strobe-clock   old names, never injected: missing capability
 //	heal             removes every fault on every node (HealAll)
 //
 // Node specs (ResolveNodes) are one, minority, majority, primaries, all, a
@@ -75,9 +77,10 @@
 // rule and a live agent that bound the queue are read back, and its stats
 // file (packets delayed, mean delay applied) is the evidence. The agent's
 // pidfile is recorded in StateFile, so HealAll stops it. With neither, the
-// op fails with "missing capability"; clock faults fail too, naming the nodes
-// that share one kernel (same boot id), and are not implemented for nodes
-// with kernels of their own.
+// op fails with "missing capability"; clock faults fail too where nodes
+// share one kernel (same boot id) or run on the controller's, and are
+// injected (start-clock) on nodes with kernels of their own, such as the VM
+// nodes of faultline cluster up --vm.
 //
 // # Registry
 //

@@ -162,12 +162,20 @@ func healNode(ctx context.Context, pool *control.Pool, node string) ([]string, e
 		}
 		return resumed, nil
 	}
+	// Clock faults first: healScript removes the state file that records
+	// them, and a clock is set back from the controller, not the node.
+	var clock []string
+	if reset, o, err := resetClock(ctx, pool, node, r); err != nil {
+		return nil, &NodeHealError{Node: node, Err: err}
+	} else if reset {
+		clock = append(clock, "clock reset to the controller's (offset now "+o.String()+")")
+	}
 	out, err := runScript(ctx, r, "heal faultline faults", healScript)
 	if err != nil {
-		return nil, &NodeHealError{Node: node, Err: err}
+		return clock, &NodeHealError{Node: node, Err: err}
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	removed := lines[:len(lines)-1]
+	removed := append(clock, lines[:len(lines)-1]...)
 	if last := lines[len(lines)-1]; last != "left 0" {
 		return removed, &NodeHealError{Node: node, Err: fmt.Errorf("faultline rules remain after heal (%s)", last)}
 	}

@@ -70,6 +70,7 @@ func TestRegistry(t *testing.T) {
 		"start-partition": "stop-partition", "start-loss": "stop-loss", "kill": "start", "pause": "resume",
 		"start-bandwidth": "stop-bandwidth", "start-delay": "stop-delay", "fill-disk": "free-disk",
 		"truncate-file": "", "bitflip-file": "", "clock-skew": "", "bump-clock": "", "strobe-clock": "",
+		"start-clock": "stop-clock",
 	}
 	for inject, end := range recorded {
 		f, ok := ByOp(inject)

@@ -250,9 +250,9 @@ func (w *Worker) qdisc(ctx context.Context, what string, targets []string, kind 
 }
 
 // stopQdisc removes the marked qdiscs (stop-bandwidth, stop-delay), with
-// their counters as evidence. kind ("bandwidth", "delay") says which
-// counter is the fault's effect: a tbf's overlimits (packets it held back
-// for the rate), a netem's packets sent (each was delayed).
+// their counters as evidence. kind ("bandwidth", "delay", "netem") says
+// which counter is the fault's effect: a tbf's overlimits (packets it held
+// back for the rate), a netem's packets sent (each went through it).
 func (w *Worker) stopQdisc(ctx context.Context, kind string) (outcome, error) {
 	targets := w.shaped
 	if targets == nil {
@@ -284,7 +284,7 @@ func (w *Worker) stopQdisc(ctx context.Context, kind string) (outcome, error) {
 			}
 		}
 		acted := overlimits
-		if kind == "delay" {
+		if kind == "delay" || kind == "netem" {
 			acted = pkts
 		}
 		effect.add(acted)

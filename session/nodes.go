@@ -69,12 +69,20 @@ func (n Nodes) SSHPool() (*control.Pool, error) {
 		}
 		nodes = append(nodes, ns...)
 	}
+	slowdown := 1.0
 	if n.File != "" {
 		ns, err := control.ReadNodesFile(n.File)
 		if err != nil {
 			return nil, rejected(err)
 		}
 		nodes = append(nodes, ns...)
+		// A VM cluster's nodes file says how slow its nodes are; the run's
+		// op timeouts and readiness waits stretch by it.
+		if f, ok, err := control.ReadNodesFileSlowdown(n.File); err != nil {
+			return nil, rejected(err)
+		} else if ok {
+			slowdown = f
+		}
 	}
 	if len(nodes) == 0 {
 		return nil, nil
@@ -89,6 +97,7 @@ func (n Nodes) SSHPool() (*control.Pool, error) {
 	if err != nil {
 		return nil, usage("nodes: %w", err)
 	}
+	p.SetSlowdown(slowdown)
 	return p, nil
 }
 

@@ -16,6 +16,7 @@ func newClusterCmd() *cobra.Command {
 		Short: "Create, remove or inspect a local test cluster (network namespaces + sshd; needs root)",
 		Long:  help("cluster"),
 		Example: `  sudo faultline cluster up --nodes 5
+  sudo faultline cluster up --vm --nodes 3 --packages etcd-server
   sudo faultline cluster status
   sudo faultline cluster down`,
 	}
@@ -24,17 +25,41 @@ func newClusterCmd() *cobra.Command {
 	fl.StringVar(&cfg.StateDir, "state-dir", cluster.DefaultStateDir, "where keys, configs and node directories live")
 	fl.StringVar(&cfg.Subnet, "subnet", cluster.DefaultSubnet, "IPv4 subnet of the cluster bridge")
 	fl.StringVar(&cfg.Prefix, "prefix", cluster.DefaultPrefix, "name prefix of namespaces and links")
+	fl.BoolVar(&cfg.VM, "vm", false, "nodes are QEMU VMs with their own Debian kernel (clock faults, netem) instead of namespaces")
+	fl.StringSliceVar(&cfg.Packages, "packages", nil, "extra Debian packages in the VM image (with --vm), e.g. etcd-server")
+	fl.BoolVar(&cfg.Rebuild, "rebuild", false, "rebuild the VM image even when a cached one matches")
+	fl.StringVar(&cfg.ImageCache, "image-cache", cluster.DefaultImageCache, "where VM images are built and cached")
+	fl.IntVar(&cfg.MemoryMB, "memory", 256, "memory of each VM in MB")
 	cmd.AddCommand(
 		&cobra.Command{
 			Use:   "up",
 			Short: "Create the cluster, or repair it after a crash",
 			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
+				cfg.Log = cmd.ErrOrStderr()
 				st, err := cluster.Up(cmd.Context(), cfg)
 				if err != nil {
 					return clusterErr(err)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), st.Summary())
+				return nil
+			},
+		},
+		&cobra.Command{
+			Use:   "image",
+			Short: "Build the VM image (or find it in the cache) and print where it is",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				img, err := cluster.EnsureImage(cmd.Context(), cluster.ImageConfig{Packages: cfg.Packages,
+					CacheDir: cfg.ImageCache, Rebuild: cfg.Rebuild, Log: cmd.ErrOrStderr()})
+				if err != nil {
+					return clusterErr(err)
+				}
+				how := "cached"
+				if img.Built {
+					how = fmt.Sprintf("built in %.1fs", img.BuildTime.Seconds())
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "VM image %s (%s): kernel %s from %s %s, %s\n", img.Key, how, img.KernelRelease, img.KernelPackage, img.KernelVersion, img.Dir)
 				return nil
 			},
 		},

@@ -283,7 +283,9 @@ func (n *NodeValue) awaitPort(thread *starlark.Thread, b *starlark.Builtin, args
 		return nil, err
 	}
 	return starlark.None, n.withRemote(thread, b, func(r control.Remote) error {
-		return control.AwaitPort(star.Context(thread), r, port, time.Duration(timeout))
+		// Slow (emulated) nodes stretch the readiness wait by their
+		// measured slowdown (control.Pool.ScaleTimeout).
+		return control.AwaitPort(star.Context(thread), r, port, n.pool.ScaleTimeout(time.Duration(timeout)))
 	})
 }
 

@@ -29,6 +29,8 @@ func init() { star.Register("nemesis", Module) }
 //	nemesis.pause(nodes="one", pattern=, interval=, hold=)
 //	nemesis.bandwidth(nodes="one", rate="1mbit", interval=, hold=)
 //	nemesis.delay(nodes="one", delay="50ms", jitter="", interval=, hold=)   fails where the kernel lacks netem
+//	nemesis.clock(nodes="one", mode="bump", delta="30s", period="1s", rate=1.05, interval=, hold=)   nodes with their own kernels only
+//	nemesis.netem(nodes="one", delay="", jitter="", loss=0, reorder=0, duplicate=0, corrupt=0, rate="", interval=, hold=)   kernels with netem only
 //	nemesis.fill_disk(nodes="one", path=, size="100M", interval=, hold=)
 //	nemesis.truncate_file(nodes="one", path=, size=0, start=, interval=, repeat=)   no heal: the damage stays
 //	nemesis.bitflip_file(nodes="one", path=, offset=None, bit=0, start=, interval=, repeat=)
@@ -50,6 +52,8 @@ var Module = &starlarkstruct.Module{
 		"pause":         starlark.NewBuiltin("nemesis.pause", processBuiltin("pause")),
 		"bandwidth":     starlark.NewBuiltin("nemesis.bandwidth", bandwidthBuiltin),
 		"delay":         starlark.NewBuiltin("nemesis.delay", delayBuiltin),
+		"clock":         starlark.NewBuiltin("nemesis.clock", clockBuiltin),
+		"netem":         starlark.NewBuiltin("nemesis.netem", netemBuiltin),
 		"fill_disk":     starlark.NewBuiltin("nemesis.fill_disk", fillDiskBuiltin),
 		"truncate_file": starlark.NewBuiltin("nemesis.truncate_file", corruptBuiltin("truncate_file")),
 		"bitflip_file":  starlark.NewBuiltin("nemesis.bitflip_file", corruptBuiltin("bitflip_file")),
@@ -292,6 +296,44 @@ func delayBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		return nil, err
 	}
 	return cycle("delay", map[string]any{"nodes": spec, "delay": delay, "jitter": jitter}, tm)
+}
+
+// clockBuiltin is nemesis.clock: bump, strobe, skew or reset the victims'
+// clocks (package nemesis, clock.go); stop-clock after hold sets them back.
+func clockBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var nodes starlark.Value = starlark.String("one")
+	mode, delta, period := "bump", "30s", "1s"
+	rate := starlark.Float(1.05)
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "mode?", &mode, "delta?", &delta, "period?", &period, "rate?", &rate,
+		"interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
+		return nil, err
+	}
+	spec, err := nodesValue(b, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return cycle("clock", map[string]any{"nodes": spec, "mode": mode, "delta": delta, "period": period, "rate": float64(rate)}, tm)
+}
+
+// netemBuiltin is nemesis.netem: the full netem set on the victims'
+// cluster interface (package nemesis, netem.go).
+func netemBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var nodes starlark.Value = starlark.String("one")
+	var delay, jitter, rate string
+	var loss, reorder, duplicate, corrupt starlark.Float
+	tm := defaultTiming()
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes?", &nodes, "delay?", &delay, "jitter?", &jitter, "loss?", &loss,
+		"reorder?", &reorder, "duplicate?", &duplicate, "corrupt?", &corrupt, "rate?", &rate,
+		"interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat); err != nil {
+		return nil, err
+	}
+	spec, err := nodesValue(b, nodes)
+	if err != nil {
+		return nil, err
+	}
+	return cycle("netem", map[string]any{"nodes": spec, "delay": delay, "jitter": jitter, "loss": float64(loss), "reorder": float64(reorder),
+		"duplicate": float64(duplicate), "corrupt": float64(corrupt), "rate": rate}, tm)
 }
 
 func fillDiskBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
