@@ -71,7 +71,7 @@ var (
 	_ client.Client        = (*Starlark)(nil)
 	_ client.PoolStarter   = (*Starlark)(nil)
 	_ client.RetryReporter = (*Starlark)(nil)
-	_ client.Ender       = (*starSession)(nil)
+	_ client.Ender         = (*starSession)(nil)
 )
 
 // newStarlark is client.starlark(open, invoke, close=None, setup=None,
