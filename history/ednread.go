@@ -271,6 +271,7 @@ type leanState struct {
 	mops  [mopSlots]cachedMop // recent all-scalar micro-ops by hash
 	undo  []leanUndo          // what the current op value changed in lists
 	slots []int32             // the mops slots the current op value filled
+	whole bool                // the list share just returned is its key's last
 }
 
 // cachedMop is a micro-op of the cache: its []any, boxed once, and its hash,
@@ -287,6 +288,10 @@ type growList struct {
 	arr  []any // len(arr) == cap(arr)
 	n    int
 	last any // arr[:n:n], boxed once: re-reads of the whole list share it
+	// read is the micro-op [fn key last], boxed once: transactions that
+	// read the key while nothing was appended to it share one micro-op.
+	read   any
+	readFn Keyword
 }
 
 // leanUndo records a change to lists, so that an attempt the generic
@@ -354,6 +359,7 @@ func (r *ednReader) leanSeq(level int, key any, keyed bool) (any, bool) {
 	st := &r.lean
 	base := len(st.stack)
 	nested := false
+	whole := false // elems[2] is its key's whole shared list
 	for {
 		for r.pos < len(r.data) && isSpace(r.data[r.pos]) {
 			r.pos++
@@ -372,10 +378,14 @@ func (r *ednReader) leanSeq(level int, key any, keyed bool) (any, bool) {
 				out = st.share(key, elems)
 			case level == leanDepth-1 && !nested && len(elems) <= 3:
 				out = st.mop(elems)
+			case level == leanDepth-1 && whole && len(elems) == 3:
+				out = st.readMop(elems)
 			default:
 				out = st.carve(elems, len(elems))
 			}
-			clear(elems)
+			// elems is left as it is: what it references is in the value
+			// just built, the next elements overwrite it, and clearing
+			// pointers costs write barriers while the collector runs.
 			st.stack = st.stack[:base]
 			return out, true
 		case '[', '(':
@@ -389,10 +399,12 @@ func (r *ednReader) leanSeq(level int, key any, keyed bool) (any, bool) {
 				k = st.stack[base+1]
 				kk = isScalarKey(k)
 			}
+			st.whole = false
 			inner, ok := r.leanSeq(level+1, k, kk)
 			if !ok {
 				return nil, false
 			}
+			whole, st.whole = kk && st.whole, false
 			v = inner
 		case ':':
 			kw, err := r.readKeyword()
@@ -488,6 +500,7 @@ func (st *leanState) share(key any, elems []any) any {
 	}
 	g, had := st.lists[key]
 	if m == g.n && equalScalars(g.arr[:m], elems) {
+		st.whole = true
 		return g.last
 	}
 	if m < g.n && equalScalars(g.arr[:m], elems) {
@@ -497,7 +510,8 @@ func (st *leanState) share(key any, elems []any) any {
 	if g.n < m && m <= len(g.arr) && equalScalars(g.arr[:g.n], elems[:g.n]) {
 		copy(g.arr[g.n:m], elems[g.n:]) // room nobody was handed
 		last := any(g.arr[:m:m])
-		st.lists[key] = growList{g.arr, m, last}
+		st.lists[key] = growList{arr: g.arr, n: m, last: last}
+		st.whole = true
 		return last
 	}
 	if st.lists == nil {
@@ -506,8 +520,28 @@ func (st *leanState) share(key any, elems []any) any {
 	c := max(2*m, 16)
 	arr := st.carve(elems, c)
 	last := any(arr)
-	st.lists[key] = growList{arr[:c], m, last}
+	st.lists[key] = growList{arr: arr[:c], n: m, last: last}
+	st.whole = true
 	return last
+}
+
+// readMop returns elems, a micro-op [fn key list] whose list is key's whole
+// shared list, as the micro-op read of key last if it is the same, else as
+// a new one the key remembers.
+func (st *leanState) readMop(elems []any) any {
+	fn, ok := elems[0].(Keyword)
+	if !ok {
+		return st.carve(elems, len(elems))
+	}
+	key := elems[1]
+	g := st.lists[key]
+	if g.read != nil && g.readFn == fn {
+		return g.read
+	}
+	st.undo = append(st.undo, leanUndo{key: key, list: g, had: true})
+	g.read, g.readFn = st.carve(elems, len(elems)), fn
+	st.lists[key] = g
+	return g.read
 }
 
 // mop returns elems, an all-scalar micro-op, as the same micro-op read

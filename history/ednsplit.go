@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -57,12 +58,29 @@ func readEDNSplit(data []byte) (ops []Op, lines []int, ok bool) {
 	var wg sync.WaitGroup
 	for i := range pieces {
 		wg.Go(func() {
+			// data may be a mapped file (ReadFile): a fault reading it is
+			// handed to the caller, which turns it into an error.
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if e := recover(); e != nil {
+					if !isFault(e) {
+						panic(e)
+					}
+					pieces[i] = piece{fault: e}
+				}
+			}()
+			pieceStarted()
 			lo, hi := regions[i], regions[i+1]
 			// regions counted every newline before the piece: lo - i of them.
 			pieces[i] = readPiece(data, bounds[i], bounds[i+1], lo-i, all[lo:lo:hi], allLines[lo:lo:hi])
 		})
 	}
 	wg.Wait()
+	for _, p := range pieces {
+		if p.fault != nil {
+			panic(p.fault)
+		}
+	}
 	n := 0
 	for i, p := range pieces {
 		if !p.ok {
@@ -85,12 +103,17 @@ func readEDNSplit(data []byte) (ops []Op, lines []int, ok bool) {
 	return all[:n:n], allLines[:n:n], true
 }
 
+// pieceStarted is called by each goroutine of a split read before it reads
+// its piece; a test shrinks a mapped file there.
+var pieceStarted = func() {}
+
 // piece is what one goroutine read of data[start:end].
 type piece struct {
 	ops       []Op
 	lines     []int
 	defaulted []defaulted
 	ok        bool
+	fault     any // a memory fault reading data, recovered
 }
 
 // defaulted is an op whose index or time the reader filled with its

@@ -228,14 +228,16 @@ func TestLeanMatchesGeneric(t *testing.T) {
 // TestLeanShares pins the memory savings that make the fast path worth
 // having, and that sharing never changes a value handed out: a read that is
 // a prefix of the key's longest list shares its elements, a read that
-// extends it grows the same array in place, and a completion's append
-// micro-op is its invocation's.
+// extends it grows the same array in place, a completion's append
+// micro-op is its invocation's, and reads of a key's whole list while
+// nothing was appended to it are one micro-op.
 func TestLeanShares(t *testing.T) {
 	data := []byte(`{:type :invoke, :process 0, :f :txn, :value [[:append 300 3] [:r 300 nil]]}
 {:type :ok, :process 0, :f :txn, :value [[:append 300 3] [:r 300 [1 2 3]]]}
 {:type :ok, :process 1, :f :txn, :value [[:r 300 [1 2]] [:r 301 [1 2]]]}
 {:type :ok, :process 2, :f :txn, :value [[:r 300 [1 3]]]}
 {:type :ok, :process 2, :f :txn, :value [[:r 301 [1 2 3 4]]]}
+{:type :ok, :process 3, :f :txn, :value [[:r 301 [1 2 3 4]] [:r 300 [1 2]]]}
 `)
 	f, err := history.Read(bytes.NewReader(data), "h.edn", history.EDN)
 	if err != nil {
@@ -257,6 +259,12 @@ func TestLeanShares(t *testing.T) {
 	}
 	if &list(4, 0)[0] != &list(2, 1)[0] {
 		t.Error("[1 2 3 4] of key 301 did not grow [1 2] in place")
+	}
+	if &mop(5, 0)[0] != &mop(4, 0)[0] {
+		t.Error("two reads of key 301's whole list [1 2 3 4] are two micro-ops")
+	}
+	if &mop(5, 1)[0] == &mop(2, 0)[0] {
+		t.Error("[:r 300 [1 2]], a prefix, shares a micro-op")
 	}
 	want := [][]any{{int64(1), int64(2)}, {int64(1), int64(2), int64(3), int64(4)}}
 	if got := [][]any{list(2, 1), list(4, 0)}; !reflect.DeepEqual(got, want) {
@@ -315,9 +323,10 @@ func FuzzLeanValues(f *testing.F) {
 // from an EDN file and checks it against strict-serializable, as `faultline
 // check` does: 10 processes, 1-4 micro-ops, keys retired after 16 appends,
 // 1% failed and 1% indeterminate transactions. "baseline" is the reader as
-// it was before the op-value fast path (generic values, one piece);
-// "lean-one-piece" adds the fast path; "lean" is the reader as it is, which
-// also reads a large one-op-per-line file in pieces on every core.
+// it was before the op-value fast path (generic values, one piece, the file
+// copied into the heap); "lean-one-piece" adds the fast path; "lean-copied"
+// also reads a large one-op-per-line file in pieces on every core; "lean" is
+// the reader as it is, which also maps the file instead of copying it.
 // It reports transactions per second wall, the CPU seconds the process
 // used per history (user and system, so other load on the machine counts
 // less), the peak heap sampled, the heap the history holds once read, and
@@ -329,11 +338,12 @@ func BenchmarkAppendEndToEnd(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, v := range []struct {
-		name        string
-		lean, split bool
-	}{{"baseline", false, false}, {"lean-one-piece", true, false}, {"lean", true, true}} {
+		name              string
+		lean, split, mmap bool
+	}{{"baseline", false, false, false}, {"lean-one-piece", true, false, false}, {"lean-copied", true, true, false}, {"lean", true, true, true}} {
 		b.Run(v.name, func(b *testing.B) {
 			defer history.SetLeanValues(v.lean)()
+			defer history.MapFiles(v.mmap)()
 			if !v.split {
 				defer history.SplitNever()()
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"unicode/utf8"
 )
 
@@ -98,12 +99,51 @@ func errorAt(data []byte, off int, format string, args ...any) *ParseError {
 }
 
 // ReadFile reads the history at path in format f (Auto to detect it).
-func ReadFile(path string, f Format) (*File, error) {
-	data, err := os.ReadFile(path)
+//
+// The file is mapped rather than copied into the heap where the system
+// allows (see mapFile). Should it shrink while it is read, the access past
+// its new end faults; that fault is an error here, not a crash.
+func ReadFile(path string, f Format) (out *File, err error) {
+	load := mapFile
+	if !mapFiles {
+		load = readWhole
+	}
+	data, unmap, err := load(path)
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
+	defer unmap()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if e := recover(); e != nil {
+			if !isFault(e) {
+				panic(e)
+			}
+			out, err = nil, fmt.Errorf("read history %s: the file changed while it was read: %v", path, e)
+		}
+	}()
 	return parse(data, path, f)
+}
+
+// mapFiles says whether ReadFile maps files; benchmarks turn it off to
+// measure the copy it saves.
+var mapFiles = true
+
+// mapped is called with the mapping once mapFile mapped a file; a test
+// truncates the file there to see the fault become an error.
+var mapped = func([]byte) {}
+
+// readWhole reads the file at path into memory; unmap does nothing.
+func readWhole(path string) ([]byte, func(), error) {
+	data, err := os.ReadFile(path)
+	return data, func() {}, err
+}
+
+// isFault reports whether a recovered panic is a memory fault turned into a
+// panic by debug.SetPanicOnFault: a mapped file that shrank.
+func isFault(e any) bool {
+	_, ok := e.(interface{ Addr() uintptr })
+	return ok
 }
 
 // Read reads a history from r in format f (Auto to detect it); name labels

@@ -39,19 +39,19 @@ func (h *hist) analyzeAppend(f *found, e *edges) *appendIndex {
 func (h *hist) appendOrders() *appendIndex {
 	nk := len(h.in.keys)
 	a := &appendIndex{longest: make([]int32, nk), dupAt: make([]int32, nk), orderOff: make([]int32, nk+1)}
+	n := 0
 	for k := range a.longest {
 		a.longest[k], a.dupAt[k] = -1, -1
-	}
-	for i := range h.reads {
-		r := &h.reads[i]
-		if l := a.longest[r.key]; l < 0 || len(r.list) > len(h.reads[l].list) {
-			a.longest[r.key] = int32(i)
+		if k < len(h.longest) {
+			a.longest[k] = h.longest[k] // found by parse
+			n += int(h.longestLen[k])
 		}
 	}
+	a.order = make([]int32, 0, n) // grown by append it allocated five times its size
 	for k := int32(0); k < int32(nk); k++ {
 		start := int32(len(a.order))
 		if l := a.longest[k]; l >= 0 {
-			for i, v := range h.reads[l].list {
+			for i, v := range h.reads[l].list() {
 				id := h.lookupOrAdd(k, v) // unwritten: a garbage read
 				if h.vers[id].pos >= 0 {
 					if a.dupAt[k] < 0 {
@@ -110,7 +110,7 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 		k := r.key
 		if h.compatible(a, int32(ri)) {
 			r.prefix = h.distinctPrefix(a, r)
-			if d := a.dupAt[k]; d >= 0 && int32(len(r.list)) > d {
+			if d := a.dupAt[k]; d >= 0 && int32(len(r.list())) > d {
 				h.duplicates(f, r)
 			}
 			if x := firstFail[k]; x >= 0 && x < r.prefix {
@@ -127,8 +127,8 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 		incompatible[k] = append(incompatible[k], int32(ri))
 		h.duplicates(f, r)
 		h.badElements(f, r)
-		if n := len(r.list); n > 0 {
-			if id := h.lookup(k, r.list[n-1]); id >= 0 {
+		if n := len(r.list()); n > 0 {
+			if id := h.lookup(k, r.list()[n-1]); id >= 0 {
 				h.intermediateRead(f, r, id)
 			}
 		}
@@ -150,7 +150,7 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 			return Anomaly{
 				Ops: h.opIndexes(bad.txn, long.txn),
 				Explanation: fmt.Sprintf("Incompatible orders of key %s: %s read %s and %s read %s. Neither is a prefix of the other, so no single order of appends explains both.%s",
-					h.keyName(k), h.name(bad.txn), fmtv(bad.list), h.name(long.txn), fmtv(long.list), more),
+					h.keyName(k), h.name(bad.txn), fmtv(bad.list()), h.name(long.txn), fmtv(long.list()), more),
 			}
 		})
 	}
@@ -160,7 +160,7 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 // read that is not a prefix of its key's order.
 func (h *hist) badElements(f *found, r *readRec) {
 	garbage, aborts := false, false
-	for _, v := range r.list {
+	for _, v := range r.list() {
 		id := h.lookup(r.key, v)
 		switch {
 		case (id < 0 || h.vers[id].writer < 0) && !garbage:
@@ -180,8 +180,8 @@ func (h *hist) compatible(a *appendIndex, ri int32) bool {
 	if l == ri {
 		return true
 	}
-	long := h.reads[l].list
-	for i, v := range r.list {
+	long := h.reads[l].list()
+	for i, v := range r.list() {
 		if !same(v, long[i]) {
 			return false
 		}
@@ -191,11 +191,11 @@ func (h *hist) compatible(a *appendIndex, ri int32) bool {
 
 // distinctPrefix is the number of distinct elements in r, a compatible read.
 func (h *hist) distinctPrefix(a *appendIndex, r *readRec) int32 {
-	if d := a.dupAt[r.key]; d < 0 || int32(len(r.list)) <= d {
-		return int32(len(r.list))
+	if d := a.dupAt[r.key]; d < 0 || int32(len(r.list())) <= d {
+		return int32(len(r.list()))
 	}
 	n := int32(0)
-	for _, v := range r.list {
+	for _, v := range r.list() {
 		if h.vers[h.lookup(r.key, v)].pos == n {
 			n++
 		}
@@ -204,9 +204,9 @@ func (h *hist) distinctPrefix(a *appendIndex, r *readRec) int32 {
 }
 
 func (h *hist) duplicates(f *found, r *readRec) {
-	seen := make(map[any]bool, len(r.list))
+	seen := make(map[any]bool, len(r.list()))
 	var dups []any
-	for _, v := range r.list {
+	for _, v := range r.list() {
 		c := canon(v)
 		if seen[c] {
 			dups = append(dups, v)
@@ -220,7 +220,7 @@ func (h *hist) duplicates(f *found, r *readRec) {
 		return Anomaly{
 			Ops: h.opIndexes(r.txn),
 			Explanation: fmt.Sprintf("%s read key %s = %s, which holds %s more than once, though every element is appended once.",
-				h.name(r.txn), h.keyName(r.key), fmtv(r.list), fmtList(dups)),
+				h.name(r.txn), h.keyName(r.key), fmtv(r.list()), fmtList(dups)),
 		}
 	})
 }
@@ -231,7 +231,7 @@ func (h *hist) abortedRead(f *found, r *readRec, id int32) {
 		return Anomaly{
 			Ops: h.opIndexes(r.txn, v.writer),
 			Explanation: fmt.Sprintf("Aborted read: %s read key %s = %s, which contains %s, appended by %s, which failed: its writes must never be seen.",
-				h.name(r.txn), h.keyName(r.key), fmtv(r.list), fmtv(v.val), h.name(v.writer)),
+				h.name(r.txn), h.keyName(r.key), fmtv(r.list()), fmtv(v.val), h.name(v.writer)),
 		}
 	})
 }
@@ -241,7 +241,7 @@ func (h *hist) garbageRead(f *found, r *readRec, val any) {
 		return Anomaly{
 			Ops: h.opIndexes(r.txn),
 			Explanation: fmt.Sprintf("Garbage read: %s read key %s = %s, but no transaction appended %s to %s.",
-				h.name(r.txn), h.keyName(r.key), fmtv(r.list), fmtv(val), h.keyName(r.key)),
+				h.name(r.txn), h.keyName(r.key), fmtv(r.list()), fmtv(val), h.keyName(r.key)),
 		}
 	})
 }
@@ -257,7 +257,7 @@ func (h *hist) intermediateRead(f *found, r *readRec, id int32) {
 		return Anomaly{
 			Ops: h.opIndexes(r.txn, v.writer),
 			Explanation: fmt.Sprintf("Intermediate read: %s read key %s = %s, ending with %s, but %s appended more to %s after %s in the same transaction, so that state was never committed.",
-				h.name(r.txn), h.keyName(r.key), fmtv(r.list), fmtv(v.val), h.name(v.writer), h.keyName(r.key), fmtv(v.val)),
+				h.name(r.txn), h.keyName(r.key), fmtv(r.list()), fmtv(v.val), h.name(v.writer), h.keyName(r.key), fmtv(v.val)),
 		}
 	})
 }
@@ -317,7 +317,7 @@ func (h *hist) appendInternal(f *found) {
 			if m.kind != mRead {
 				continue
 			}
-			got := h.reads[m.val].list
+			got := h.reads[m.val].list()
 			if want, exact, ok := h.expectedList(ms[:i], m.key); ok && !matches(got, want, exact) {
 				shown := fmtv(want)
 				if !exact {
@@ -360,7 +360,7 @@ func (h *hist) expectedList(before []mop, k int32) (want []any, exact, ok bool) 
 		}
 	}
 	if j >= 0 {
-		want = slices.Clone(h.reads[before[j].val].list)
+		want = slices.Clone(h.reads[before[j].val].list())
 		exact, ok = true, true
 	}
 	for _, m := range before[j+1:] {
@@ -458,7 +458,7 @@ func (h *hist) readVersion(x extRead) string {
 	}
 	for _, m := range h.txnMops(x.txn) {
 		if m.kind == mRead && m.key == x.key {
-			return fmtv(h.reads[m.val].list)
+			return fmtv(h.reads[m.val].list())
 		}
 	}
 	return "?"

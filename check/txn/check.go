@@ -41,18 +41,27 @@ func Check(ctx context.Context, ops []history.Op, o Options) (*Result, error) {
 	}
 	c.h, c.f = h, newFound()
 	e := &edges{h: h}
+	// The process and real-time orders read only the transactions parse
+	// made, so they are built on another core while the workload's
+	// analysis runs, into their own list, which then follows the
+	// analysis's edges as it did when one list took both in turn.
+	rt, pr := edgeNeeds(c.prohib)
+	order := &edges{h: h}
+	wait := goWithPanic(func() {
+		if pr || o.Process {
+			h.processEdges(order)
+		}
+		if rt || o.Realtime {
+			h.realtimeEdges(order)
+		}
+	})
 	if o.Workload == ListAppend {
 		c.ai = h.analyzeAppend(c.f, e)
 	} else {
 		c.ri = h.analyzeRegister(c.f, e, &c.o)
 	}
-	rt, pr := edgeNeeds(c.prohib)
-	if pr || o.Process {
-		h.processEdges(e)
-	}
-	if rt || o.Realtime {
-		h.realtimeEdges(e)
-	}
+	wait()
+	e.appendAll(order)
 	c.g = buildGraph(len(h.txns), e)
 	e.chunks = nil
 	if err := ctx.Err(); err != nil {
@@ -61,6 +70,22 @@ func Check(ctx context.Context, ops []history.Op, o Options) (*Result, error) {
 		c.searchCycles(ctx)
 	}
 	return c.result(), nil
+}
+
+// goWithPanic runs fn on its own goroutine; wait waits for it to end and
+// re-raises a panic of fn's on the caller's goroutine, where the callers of
+// Check recover it as an internal error instead of losing the process.
+func goWithPanic(fn func()) (wait func()) {
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		fn()
+	}()
+	return func() {
+		if p := <-done; p != nil {
+			panic(p)
+		}
+	}
 }
 
 // resolve validates and normalises the options.

@@ -44,14 +44,23 @@ type edge struct {
 
 // edges collects dependencies; self-edges and edges touching aborted
 // transactions are dropped as they are added. Edges are kept in fixed-size
-// chunks, so the list grows without ever being copied.
+// chunks, so the list grows without ever being copied, and each chunk keeps
+// its ends and its relations in separate arrays: an edge struct pads its
+// relation byte to 4, and a million transactions have millions of edges.
 type edges struct {
 	h      *hist
-	chunks [][]edge
+	chunks []edgeChunk
 	n      int
 }
 
-const edgeChunk = 1 << 16
+// edgeChunk holds up to edgeChunkLen edges: edge i is from[i] -> to[i],
+// with relations r[i].
+type edgeChunk struct {
+	from, to []int32
+	r        []rel
+}
+
+const edgeChunkLen = 1 << 16
 
 func (e *edges) add(a, b int32, r rel) {
 	if a == b || !e.h.inGraph(a) || !e.h.inGraph(b) {
@@ -62,19 +71,29 @@ func (e *edges) add(a, b int32, r rel) {
 
 // push appends x unfiltered.
 func (e *edges) push(x edge) {
-	if e.n%edgeChunk == 0 {
-		e.chunks = append(e.chunks, make([]edge, 0, edgeChunk))
+	if e.n%edgeChunkLen == 0 {
+		e.chunks = append(e.chunks, edgeChunk{
+			from: make([]int32, 0, edgeChunkLen),
+			to:   make([]int32, 0, edgeChunkLen),
+			r:    make([]rel, 0, edgeChunkLen),
+		})
 	}
-	last := &e.chunks[len(e.chunks)-1]
-	*last = append(*last, x)
+	c := &e.chunks[len(e.chunks)-1]
+	c.from, c.to, c.r = append(c.from, x.from), append(c.to, x.to), append(c.r, x.r)
 	e.n++
+}
+
+// appendAll moves the edges of o after e's; o is left empty.
+func (e *edges) appendAll(o *edges) {
+	e.chunks, e.n = append(e.chunks, o.chunks...), e.n+o.n
+	o.chunks, o.n = nil, 0
 }
 
 // each calls fn for every edge, in the order added.
 func (e *edges) each(fn func(edge)) {
 	for _, c := range e.chunks {
-		for _, x := range c {
-			fn(x)
+		for i, from := range c.from {
+			fn(edge{from, c.to[i], c.r[i]})
 		}
 	}
 }

@@ -10,11 +10,11 @@ func (h *hist) processEdges(e *edges) {
 		if tr.st == aborted {
 			continue
 		}
-		if prev, ok := last[tr.process]; ok {
+		if prev, ok := last[h.proc(t)]; ok {
 			e.add(prev, t, process)
 		}
 		if tr.st == committed {
-			last[tr.process] = t
+			last[h.proc(t)] = t
 		}
 	}
 }

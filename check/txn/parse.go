@@ -2,6 +2,7 @@ package txn
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/faultline/faultline/history"
 )
@@ -29,9 +30,13 @@ func (s status) String() string {
 type txnRec struct {
 	inv, comp  int32 // positions in ops; comp is -1 when it never completed
 	mop0, nmop int32 // its micro-ops are mops[mop0 : mop0+nmop]
-	process    int
 	st         status
 }
+
+// proc is transaction t's process, read from its invocation rather than
+// kept in txnRec: only the process order and messages need it, and a
+// million transactions were paying 8 bytes each for it.
+func (h *hist) proc(t int32) int { return h.ops[h.txns[t].inv].Process }
 
 // mopKind is a micro-op's function.
 type mopKind uint8
@@ -65,22 +70,35 @@ type version struct {
 type readRec struct {
 	txn, mop, key int32
 	prefix        int32 // list-append: distinct elements when the read is a prefix of the key's order, else -1
-	list          []any // list-append: the list read
-	val           any   // rw-register: the value read
+	val           any   // the value read: for list-append a []any or nil, see list
+}
+
+// list is the list a list-append read returned (nil for nil). It is kept
+// boxed in val, as the history holds it, rather than beside it: a
+// million-transaction history has a million reads, and a second slice
+// header each was 30 MB of the checker's heap.
+func (r *readRec) list() []any {
+	l, _ := r.val.([]any)
+	return l
 }
 
 // hist is a history reduced to what the checker needs.
 type hist struct {
-	w        Workload
-	ops      []history.Op
-	txns     []txnRec
-	mops     []mop
-	in       *interner
-	vers     []version
-	vals     *values
-	reads    []readRec
-	touched  []bool // key id -> touched by an ok or info transaction
-	consumed int    // ok and info transactions
+	w       Workload
+	ops     []history.Op
+	txns    []txnRec
+	mops    []mop
+	in      *interner
+	vers    []version
+	vals    *values
+	reads   []readRec
+	touched []bool // key id -> touched by an ok or info transaction
+	// longest is, per key id, the first of its longest list-append reads
+	// (an index into reads), -1 if none, and longestLen that read's
+	// length: found here, while each list is at hand, rather than by
+	// another pass over every read's list.
+	longest, longestLen []int32
+	consumed            int // ok and info transactions
 }
 
 // parse pairs the history and interns every transaction's micro-ops.
@@ -89,7 +107,7 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pair history: %w", err)
 	}
-	n := count(ops, pairs)
+	n := countParallel(ops, pairs)
 	h := &hist{w: w, ops: ops, in: newInterner(), txns: make([]txnRec, 0, n.txns)}
 	h.mops = make([]mop, 0, n.mops)
 	h.vers = make([]version, 0, n.writes)
@@ -103,7 +121,7 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 			// Skipping it would check less than the user gave and say nothing.
 			return nil, history.OpErrorf(inv.Index, "op %d: process %d invokes :f %s; a %s history holds only :f :txn client ops", inv.Index, inv.Process, inv.F, w)
 		}
-		t := txnRec{inv: int32(p.Invoke), comp: int32(p.Complete), process: inv.Process, st: indeterminate}
+		t := txnRec{inv: int32(p.Invoke), comp: int32(p.Complete), st: indeterminate}
 		src := inv
 		if p.Complete >= 0 {
 			switch ops[p.Complete].Type {
@@ -135,6 +153,31 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 // and maps are allocated once: growing them copies pointers under the garbage
 // collector's write barriers, which costs more than the counting pass.
 type counts struct{ txns, mops, reads, writes int }
+
+// countParallel is count over pieces of pairs on every core: it reads
+// every transaction's micro-ops, which for a big history costs a tenth of
+// the check.
+func countParallel(ops []history.Op, pairs []history.OpPair) counts {
+	procs := runtime.GOMAXPROCS(0)
+	if procs < 2 || len(pairs) < 1<<16 {
+		return count(ops, pairs)
+	}
+	parts := make([]counts, procs)
+	waits := make([]func(), procs)
+	for i := range parts {
+		lo, hi := len(pairs)*i/procs, len(pairs)*(i+1)/procs
+		waits[i] = goWithPanic(func() { parts[i] = count(ops, pairs[lo:hi]) })
+	}
+	var n counts
+	for i, wait := range waits {
+		wait()
+		n.txns += parts[i].txns
+		n.mops += parts[i].mops
+		n.reads += parts[i].reads
+		n.writes += parts[i].writes
+	}
+	return n
+}
 
 func count(ops []history.Op, pairs []history.OpPair) counts {
 	var n counts
@@ -236,7 +279,13 @@ func (h *hist) addMop(t, mop0 int32, raw any) (mop, error) {
 		if !ok && v != nil {
 			return mop{}, fmt.Errorf("a list-append read must return a list, not %s", history.FormatEDN(v))
 		}
-		h.reads = append(h.reads, readRec{txn: t, mop: int32(len(h.mops)), key: k, prefix: -1, list: list})
+		for int(k) >= len(h.longest) {
+			h.longest, h.longestLen = append(h.longest, -1), append(h.longestLen, 0)
+		}
+		if h.longest[k] < 0 || int32(len(list)) > h.longestLen[k] {
+			h.longest[k], h.longestLen[k] = out.val, int32(len(list))
+		}
+		h.reads = append(h.reads, readRec{txn: t, mop: int32(len(h.mops)), key: k, prefix: -1, val: v})
 	}
 	return out, nil
 }

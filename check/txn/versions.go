@@ -204,7 +204,7 @@ func (h *hist) chainOrder(tt [][]touch, rt bool) []vedge {
 		last := map[[2]int]int32{} // (process, key) -> last transaction
 		for t := int32(0); t < int32(len(h.txns)); t++ {
 			for _, x := range tt[t] {
-				pk := [2]int{h.txns[t].process, int(x.key)}
+				pk := [2]int{h.proc(t), int(x.key)}
 				if prev, ok := last[pk]; ok {
 					link1(tt, prev, t, x, &out, srcSequential)
 				}
