@@ -43,6 +43,7 @@ func Example() {
 	// n1: pause processes matching etcd
 	// n1: read back processes matching etcd
 	// n1: resume processes matching etcd
+	// n1: stop clock faults
 	// n1: heal faultline faults
 }
 
