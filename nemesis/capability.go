@@ -35,6 +35,18 @@ type Capability struct {
 	BootID  string // shared by nodes on one kernel
 }
 
+// withoutNetem names the targets whose kernel has no netem, sorted.
+func withoutNetem(caps map[string]Capability, targets []string) []string {
+	var without []string
+	for _, n := range targets {
+		if caps[n].Netem != "yes" {
+			without = append(without, n)
+		}
+	}
+	slices.Sort(without)
+	return without
+}
+
 // Capabilities reads each node's capabilities.
 func Capabilities(ctx context.Context, pool *control.Pool, nodes []string) (map[string]Capability, error) {
 	out := map[string]Capability{}
@@ -125,17 +137,10 @@ func (w *Worker) startDelay(ctx context.Context, v any) (outcome, error) {
 	if err != nil {
 		return outcome{value: v}, err
 	}
-	var without []string
-	for _, n := range targets {
-		if caps[n].Netem != "yes" {
-			without = append(without, n)
-		}
-	}
-	if len(without) > 0 {
+	if without := withoutNetem(caps, targets); len(without) > 0 {
 		if d, j, ok := agentCanDelay(caps, targets, delay, jitter); ok {
 			return w.startAgentDelay(ctx, targets, d, j)
 		}
-		slices.Sort(without)
 		return missingCapability(v, caps, fmt.Sprintf("tc netem is not available in the kernel of %s (CONFIG_NET_SCH_NETEM), nor NFQUEUE on every target for faultline's delay agent; delay, jitter, reordering and duplication cannot be injected there", strings.Join(without, ", ")))
 	}
 	args := []string{"delay", delay}

@@ -117,14 +117,7 @@ func (w *Worker) startNetem(ctx context.Context, v any) (outcome, error) {
 	if err != nil {
 		return outcome{value: v}, err
 	}
-	var without []string
-	for _, n := range targets {
-		if caps[n].Netem != "yes" {
-			without = append(without, n)
-		}
-	}
-	if len(without) > 0 {
-		slices.Sort(without)
+	if without := withoutNetem(caps, targets); len(without) > 0 {
 		return missingCapability(v, caps, fmt.Sprintf("tc netem is not available in the kernel of %s (CONFIG_NET_SCH_NETEM); use VM nodes (faultline cluster up --vm), whose Debian kernel has it", strings.Join(without, ", ")))
 	}
 	val := map[string]any{"nodes": strs(targets), "netem": strings.Join(args, " ")}

@@ -11,6 +11,7 @@ import (
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/integration"
 	"github.com/faultline/faultline/internal/testcluster"
+	"github.com/faultline/faultline/internal/testplan"
 )
 
 // etcdPlanClusterConfig is distinct from every other test's cluster (prefix,
@@ -18,48 +19,11 @@ import (
 var etcdPlanClusterConfig = cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-test-etcdplan/cluster",
 	Subnet: "10.88.0.0/24", Prefix: "flr"}
 
-// etcdPlanEdits shorten examples/plans/etcd-register.md to fit CI: S1's
-// partition and kill both happen inside a 40 s smoke run, and S2's kill
-// inside 30 s. Nothing else changes: the oracles, landing evidence and tiers
-// are the plan's own. Each edit must apply, so a plan that drifts fails here.
-var etcdPlanEdits = [][2]string{
-	{"majority/minority partition isolating the leader at T+30s for 20s; kill -9 of the leader at T+90s, restart after 10s",
-		"majority/minority partition isolating the leader at T+8s for 8s; kill -9 of the leader at T+22s, restart after 6s"},
-	{"- **Smoke budget:** 3 nodes, 1 min, 0 faults, 1 seed, ≥1k ops", "- **Smoke budget:** 3 nodes, 40 s, 0 faults, 1 seed, ≥1k ops"},
-	{"kill -9 of the current leader at T+20s, restart after 15s", "kill -9 of the current leader at T+8s, restart after 12s"},
-	{"- **Smoke budget:** 3 nodes, 1 min, 1 fault, 1 seed", "- **Smoke budget:** 3 nodes, 30 s, 1 fault, 1 seed"},
-}
-
 // reportHeadings are the §7.2 headings of findings/report.md, in order.
 var reportHeadings = []string{"# Findings: ", "**Plan:**", "**Commit under test:**", "**Session dir:**",
 	"## Summary", "## Scenario results", "## Findings", "## Coverage summary",
 	"## Surface coverage (boundary and fairness scenarios)", "## Release-budget disclosures",
 	"## Adequacy assessment vs the plan's coverage argument", "## Confidence delta", "## Green-but-broken check"}
-
-// etcdPlanDecision is the part of results.json this test reads.
-type etcdPlanDecision struct {
-	Scenario        string   `json:"scenario"`
-	Verdict         string   `json:"verdict"`
-	TierMet         string   `json:"tier_met"`
-	Reasons         []string `json:"reasons"`
-	OracleEvidence  string   `json:"oracle_evidence"`
-	LandingEvidence string   `json:"landing_evidence"`
-	Audits          []struct {
-		ID       string `json:"id"`
-		Status   string `json:"status"`
-		Evidence string `json:"evidence"`
-	} `json:"audits"`
-}
-
-// audit returns the status and evidence of one audit item.
-func (d etcdPlanDecision) audit(id string) (string, string) {
-	for _, a := range d.Audits {
-		if a.ID == id {
-			return a.Status, a.Evidence
-		}
-	}
-	return "", ""
-}
 
 // The example etcd plan runs end to end through the CLI on a 3-node netns
 // cluster with real etcd: lint, compile with the example suite, probe, both
@@ -69,26 +33,8 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 	for _, tool := range []string{"etcd", "curl", "sshd", "iptables", "ip", "unshare"} {
 		integration.NeedCommand(t, tool)
 	}
-	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "plans", "etcd-register.md"))
-	if err != nil {
-		t.Fatalf("the example plan: %v", err)
-	}
-	plan := string(src)
-	for _, e := range etcdPlanEdits {
-		if !strings.Contains(plan, e[0]) {
-			t.Fatalf("examples/plans/etcd-register.md no longer says %q; update etcdPlanEdits", e[0])
-		}
-		plan = strings.Replace(plan, e[0], e[1], 1)
-	}
+	planFile, suite := testplan.EtcdRegister(t, filepath.Join("..", "..", "examples"))
 	dir := t.TempDir()
-	planFile := filepath.Join(dir, "etcd-register.md")
-	if err := os.WriteFile(planFile, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	suite, err := filepath.Abs(filepath.Join("..", "..", "examples", "plans", "etcd.star"))
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	st := testcluster.Up(t, etcdPlanClusterConfig)
 
@@ -106,7 +52,7 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 		SessionVerdict string `json:"session_verdict"`
 		ExitCode       int    `json:"exit_code"`
 		Scenarios      []struct {
-			Decision etcdPlanDecision `json:"decision"`
+			Decision testplan.Decision `json:"decision"`
 		} `json:"scenarios"`
 	}
 	data, err := os.ReadFile(filepath.Join(session, "results.json"))
@@ -119,7 +65,7 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 	if res.ExitCode != code {
 		t.Errorf("results.json says exit %d, the process exited %d", res.ExitCode, code)
 	}
-	got := map[string]etcdPlanDecision{}
+	got := map[string]testplan.Decision{}
 	for _, s := range res.Scenarios {
 		got[s.Decision.Scenario] = s.Decision
 	}
@@ -129,7 +75,7 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 		t.Fatalf("results.json lacks S1 or S2: %s", data)
 	}
 	// Both ran: no capability was missing (the plan's floor is Debian's etcd).
-	for _, d := range []etcdPlanDecision{s1, s2} {
+	for _, d := range []testplan.Decision{s1, s2} {
 		if strings.HasPrefix(d.Verdict, "INCONCLUSIVE-env") || d.Verdict == "NOT-RUN" {
 			t.Fatalf("%s did not run: %s %q\n%s", d.Scenario, d.Verdict, d.Reasons, stderr)
 		}
@@ -146,7 +92,7 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"RF3", "RF4"} {
-		if status, ev := s1.audit(id); status != "pass" {
+		if status, ev := s1.Audit(id); status != "pass" {
 			t.Errorf("S1 %s %s: %s", id, status, ev)
 		}
 	}
@@ -180,7 +126,7 @@ func TestRunEtcdPlanOnCluster(t *testing.T) {
 	// follows the restart for RF8 to measure recovery, and that open red
 	// flag holds S2 at PARTIAL-surface instead of PASS-smoke.
 	if s2.Verdict != "PASS-smoke" {
-		status, ev := s2.audit("RF8")
+		status, ev := s2.Audit("RF8")
 		if s2.Verdict != "PARTIAL-surface" || status != "cannot-judge" || !strings.Contains(ev, "recovery after heal not measured") {
 			t.Errorf("S2 %s (%q), RF8 %s: %s; want PASS-smoke, or PARTIAL-surface from RF8 recovery not measured (the early-stop gap)",
 				s2.Verdict, s2.Reasons, status, ev)

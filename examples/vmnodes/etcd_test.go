@@ -11,6 +11,7 @@ import (
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/testcluster"
+	"github.com/faultline/faultline/internal/testplan"
 )
 
 // etcdPlanVMConfig is this test's own VM cluster; the packages are those of
@@ -18,27 +19,6 @@ import (
 // stdlib etcd recipe's health checks.
 var etcdPlanVMConfig = cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-test-vmetcd/cluster",
 	Subnet: "10.90.2.0/24", Prefix: "fvme", VM: true, Packages: []string{"curl", "etcd-server"}}
-
-// etcdPlanEdits are cmd/faultline's edits of examples/plans/etcd-register.md
-// for its netns run (etcdplan_test.go), repeated: the same shortened
-// schedule and budgets, nothing else. Each must apply.
-var etcdPlanEdits = [][2]string{
-	{"majority/minority partition isolating the leader at T+30s for 20s; kill -9 of the leader at T+90s, restart after 10s",
-		"majority/minority partition isolating the leader at T+8s for 8s; kill -9 of the leader at T+22s, restart after 6s"},
-	{"- **Smoke budget:** 3 nodes, 1 min, 0 faults, 1 seed, ≥1k ops", "- **Smoke budget:** 3 nodes, 40 s, 0 faults, 1 seed, ≥1k ops"},
-	{"kill -9 of the current leader at T+20s, restart after 15s", "kill -9 of the current leader at T+8s, restart after 12s"},
-	{"- **Smoke budget:** 3 nodes, 1 min, 1 fault, 1 seed", "- **Smoke budget:** 3 nodes, 30 s, 1 fault, 1 seed"},
-}
-
-// etcdPlanDecision is the part of results.json this test reads.
-type etcdPlanDecision struct {
-	Scenario        string   `json:"scenario"`
-	Verdict         string   `json:"verdict"`
-	TierMet         string   `json:"tier_met"`
-	Reasons         []string `json:"reasons"`
-	OracleEvidence  string   `json:"oracle_evidence"`
-	LandingEvidence string   `json:"landing_evidence"`
-}
 
 // The example etcd plan, with the same CI edits as on the netns cluster and
 // nothing else changed, runs on 3 Debian VMs (their own kernels, under
@@ -53,26 +33,8 @@ type etcdPlanDecision struct {
 // (RF8: 2 of 3 nodes answering, PARTIAL-surface). The test asserts what is
 // true and logs the verdicts.
 func TestRunEtcdPlanOnVMs(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "plans", "etcd-register.md"))
-	if err != nil {
-		t.Fatalf("the example plan: %v", err)
-	}
-	plan := string(src)
-	for _, e := range etcdPlanEdits {
-		if !strings.Contains(plan, e[0]) {
-			t.Fatalf("examples/plans/etcd-register.md no longer says %q; update etcdPlanEdits", e[0])
-		}
-		plan = strings.Replace(plan, e[0], e[1], 1)
-	}
+	planFile, suite := testplan.EtcdRegister(t, "..")
 	dir := t.TempDir()
-	planFile := filepath.Join(dir, "etcd-register.md")
-	if err := os.WriteFile(planFile, []byte(plan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	suite, err := filepath.Abs(filepath.Join("..", "plans", "etcd.star"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	st := testcluster.Up(t, etcdPlanVMConfig, "qemu-system-x86_64", "qemu-img", "debootstrap", "busybox", "mkfs.ext4", "cpio", "depmod", "xz", "zstd")
 	t.Logf("%s", st.Summary())
 
@@ -88,7 +50,7 @@ func TestRunEtcdPlanOnVMs(t *testing.T) {
 	var res struct {
 		ExitCode  int `json:"exit_code"`
 		Scenarios []struct {
-			Decision etcdPlanDecision `json:"decision"`
+			Decision testplan.Decision `json:"decision"`
 		} `json:"scenarios"`
 	}
 	data, err := os.ReadFile(filepath.Join(sessions[0], "results.json"))
@@ -98,7 +60,7 @@ func TestRunEtcdPlanOnVMs(t *testing.T) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatalf("results.json: %v", err)
 	}
-	got := map[string]etcdPlanDecision{}
+	got := map[string]testplan.Decision{}
 	for _, s := range res.Scenarios {
 		got[s.Decision.Scenario] = s.Decision
 		t.Logf("%s: %s (tier met %q): %q\n  landing: %s\n  oracle: %s", s.Decision.Scenario, s.Decision.Verdict, s.Decision.TierMet,
