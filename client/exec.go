@@ -254,16 +254,12 @@ func execOK(op history.Op, stdout []byte) history.Op {
 			return execInfo(op, fmt.Sprintf("exit 0, but the completion has key %q; keys are type, value and error", k))
 		}
 	}
-	switch typ {
-	case "ok":
-		out.Type = history.OK
-	case "fail":
-		out.Type = history.Fail
-	case "info":
-		out.Type = history.Info
-	default:
+	name, _ := typ.(string)
+	t, ok := history.Outcome(name)
+	if !ok {
 		return execInfo(op, fmt.Sprintf("exit 0, but the completion's type is %v; want \"ok\", \"fail\" or \"info\"", typ))
 	}
+	out.Type = t
 	if val, ok := obj["value"]; ok {
 		out.Value = val
 	}

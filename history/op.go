@@ -24,6 +24,16 @@ func (t Type) Valid() bool {
 	return false
 }
 
+// Outcome is the completion type a client names in words ("ok", "fail" or
+// "info"); ok is false for anything else, an invocation included.
+func Outcome(s string) (t Type, ok bool) {
+	switch t = Type(s); t {
+	case OK, Fail, Info:
+		return t, true
+	}
+	return "", false
+}
+
 // NemesisProcess is the process id of the nemesis. It is written as the string
 // "nemesis" in JSONL and as :nemesis in EDN.
 const NemesisProcess = -1

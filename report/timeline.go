@@ -27,10 +27,11 @@ type TimelineInput struct {
 	Anomalous []int64               // history indexes the verdict rests on (invoke or completion)
 	Refused   func(history.Op) bool // an expected failure (a cas whose precondition failed); nil: none
 	MaxOps    int                   // cap on bars drawn; 0: DefaultTimelineOps
-	// HistoryName names the file that holds what the timeline leaves out;
-	// "" means "history.jsonl", the name a session writes.
-	HistoryName string
 }
+
+// timelineHistory is the file beside the timeline that holds what it
+// leaves out: the history a session writes.
+const timelineHistory = "history.jsonl"
 
 // TimelineAnchor is the fragment a finding links to for a history index: "op-88".
 func TimelineAnchor(index int64) string {
@@ -143,9 +144,6 @@ type timeline struct {
 func newTimeline(w *bufio.Writer, ops []history.Op, in TimelineInput) *timeline {
 	if in.MaxOps <= 0 {
 		in.MaxOps = DefaultTimelineOps
-	}
-	if in.HistoryName == "" {
-		in.HistoryName = "history.jsonl"
 	}
 	tl := &timeline{w: w, ops: ops, in: in, ids: map[int64]bool{}}
 	var sections []*tlSection
@@ -648,7 +646,7 @@ func (tl *timeline) section(n int, s *tlSection) {
 	tl.text(title)
 	tl.printf("</h2>\n<p class=\"note\">")
 	if s.note != "" {
-		tl.text(s.note + " — " + tl.in.HistoryName + " has them")
+		tl.text(s.note + " — " + timelineHistory + " has them")
 	} else {
 		tl.printf("%s ops", tlCount(len(s.drawn)))
 		if s.anomalous > 0 {
@@ -873,6 +871,6 @@ func (tl *timeline) leftOut() {
 	}
 	tl.printf(`<p class="note leftout">`)
 	tl.text(fmt.Sprintf("%s, %s ops, not drawn (over the cap of %s bars) — %s has them",
-		strings.Join(what, " and "), tlCount(p.leftOps), tlCount(tl.in.MaxOps), tl.in.HistoryName))
+		strings.Join(what, " and "), tlCount(p.leftOps), tlCount(tl.in.MaxOps), timelineHistory))
 	tl.printf("</p>\n")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/interp"
@@ -64,6 +63,6 @@ func recoverySpans(r verdict.Recovery) *report.RecoverySpans {
 		Before:      report.Span{Start: r.BeforeWindow[0], End: r.BeforeWindow[1]},
 		After:       report.Span{Start: r.AfterWindow[0], End: r.AfterWindow[1]},
 		BeforeLabel: label("before the faults", r.Baseline, r.AnsweredBefore, ""),
-		AfterLabel:  label("after the last heal", r.After, r.AnsweredAfter, strings.TrimSpace(fmt.Sprintf("%d of %d nodes answering", r.NodesUp, r.Nodes))),
+		AfterLabel:  label("after the last heal", r.After, r.AnsweredAfter, fmt.Sprintf("%d of %d nodes answering", r.NodesUp, r.Nodes)),
 	}
 }

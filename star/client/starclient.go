@@ -412,18 +412,14 @@ func completion(op history.Op, v starlark.Value) history.Op {
 			return indeterminate(op, fmt.Sprintf("invoke returned a dict with key %q; keys are type, value and error", string(k)))
 		}
 	}
-	switch typ {
-	case "ok":
-		out.Type = history.OK
-	case "fail":
-		out.Type = history.Fail
-	case "info":
-		out.Type = history.Info
-	case "":
+	t, ok := history.Outcome(typ)
+	switch {
+	case typ == "":
 		return indeterminate(op, "invoke returned a dict without type; want \"ok\", \"fail\" or \"info\"")
-	default:
+	case !ok:
 		return indeterminate(op, fmt.Sprintf("invoke returned type %q; want \"ok\", \"fail\" or \"info\"", typ))
 	}
+	out.Type = t
 	return out
 }
 
