@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -62,11 +63,20 @@ func TestVMCluster(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, "ssh", "-F", st.SSHConfig, node, cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("ssh %s %q: %v: %s", node, cmd, err, out)
+		for try := 1; ; try++ {
+			out, err := exec.CommandContext(ctx, "ssh", "-F", st.SSHConfig, node, cmd).CombinedOutput()
+			// Exit 255 is ssh's own failure to connect: with netem
+			// corrupting and reordering n2's packets on a slow guest, a
+			// fresh connection can miss ssh_config's 3 s ConnectTimeout.
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == 255 && try < 5 && ctx.Err() == nil {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("ssh %s %q (try %d): %v: %s", node, cmd, try, err, out)
+			}
+			return strings.TrimSpace(string(out))
 		}
-		return strings.TrimSpace(string(out))
 	}
 
 	// Own kernels: the Debian kernel, and a boot id per node, none the host's.
