@@ -50,9 +50,11 @@ type TransactionalOptions struct {
 	// index of a transaction's completion to its position; Elle's
 	// :transaction-order.
 	TransactionOrder map[int64]int
-	// Init (rw-register), when HasInit: the initial state, one value for
-	// every key or a map from key (EDN without a keyword's colon) to value.
-	// A read of it is no garbage read; see txn.Options.Init.
+	// Init, when HasInit: the initial state, known. For rw-register one
+	// value for every key or a map from key (EDN without a keyword's colon)
+	// to value, a read of which is no garbage read; for list-append only nil
+	// or [] (every key starts empty, so an element nobody appended is a
+	// garbage read). See txn.Options.Init.
 	Init    any
 	HasInit bool
 }

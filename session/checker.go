@@ -75,11 +75,10 @@ func NewChecker(f CheckerFlags, init any) (check.Checker, error) {
 	o := check.Options{Model: f.Model, Init: init, Bank: check.BankOptions{Total: f.BankTotal}}
 	switch spec.Name {
 	case "transactional":
+		// --init makes the start known; list-append takes only the empty
+		// one (nil or []), which the checker enforces.
 		o.HasInit = f.InitSet || f.Init != "nil"
 		if f.Model != "rw-register" {
-			if o.HasInit {
-				return nil, fmt.Errorf("--init does not apply to %s (every key starts empty)", f.Model)
-			}
 			if set := f.txnOnly(true); set != "" {
 				return nil, fmt.Errorf("%s applies to rw-register, not %s", set, f.Model)
 			}

@@ -18,16 +18,28 @@ type appendIndex struct {
 	order    []int32 // versions in order, grouped by key
 	unobsOff []int32 // key k's never-read appends are unobs[unobsOff[k]:unobsOff[k+1]]
 	unobs    []int32
+	// unappended holds, per key, the first read found holding an element
+	// nobody appended, when the initial state is unknown (else that read is
+	// a garbage-read).
+	unappended []unappended
+}
+
+// unappended is a read holding val, an element no transaction appended.
+type unappended struct {
+	read int32 // index into hist.reads
+	val  any
 }
 
 func (a *appendIndex) keyOrder(k int32) []int32 { return a.order[a.orderOff[k]:a.orderOff[k+1]] }
 func (a *appendIndex) unread(k int32) []int32   { return a.unobs[a.unobsOff[k]:a.unobsOff[k+1]] }
 
 // analyzeAppend infers list-append version orders, reports the anomalies that
-// need no cycle, and adds ww, wr and rw edges.
-func (h *hist) analyzeAppend(f *found, e *edges) *appendIndex {
+// need no cycle, and adds ww, wr and rw edges. knownEmpty says every key
+// started empty (Options.HasInit), so that an element nobody appended is a
+// garbage read.
+func (h *hist) analyzeAppend(f *found, e *edges, knownEmpty bool) *appendIndex {
 	a := h.appendOrders()
-	h.appendReads(a, f)
+	h.appendReads(a, f, knownEmpty)
 	h.dirtyUpdates(a, f)
 	h.appendInternal(f)
 	h.lostUpdates(f, h.appendExtReads(a))
@@ -52,7 +64,7 @@ func (h *hist) appendOrders() *appendIndex {
 		start := int32(len(a.order))
 		if l := a.longest[k]; l >= 0 {
 			for i, v := range h.reads[l].list() {
-				id := h.lookupOrAdd(k, v) // unwritten: a garbage read
+				id := h.lookupOrAdd(k, v) // unwritten: no writer (see unappendedRead)
 				if h.vers[id].pos >= 0 {
 					if a.dupAt[k] < 0 {
 						a.dupAt[k] = int32(i)
@@ -89,7 +101,7 @@ func (h *hist) appendOrders() *appendIndex {
 // appendReads checks every read against its key's order: prefix
 // compatibility, duplicates, and elements that were aborted, intermediate or
 // never appended.
-func (h *hist) appendReads(a *appendIndex, f *found) {
+func (h *hist) appendReads(a *appendIndex, f *found, knownEmpty bool) {
 	nk := len(h.in.keys)
 	firstFail, firstGarbage := make([]int32, nk), make([]int32, nk)
 	for k := int32(0); k < int32(nk); k++ {
@@ -117,7 +129,7 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 				h.abortedRead(f, r, a.keyOrder(k)[x])
 			}
 			if x := firstGarbage[k]; x >= 0 && x < r.prefix {
-				h.garbageRead(f, r, h.vers[a.keyOrder(k)[x]].val)
+				h.unappendedRead(a, f, int32(ri), h.vers[a.keyOrder(k)[x]].val, knownEmpty)
 			}
 			if r.prefix > 0 {
 				h.intermediateRead(f, r, a.keyOrder(k)[r.prefix-1])
@@ -126,7 +138,7 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 		}
 		incompatible[k] = append(incompatible[k], int32(ri))
 		h.duplicates(f, r)
-		h.badElements(f, r)
+		h.badElements(a, f, int32(ri), knownEmpty)
 		if n := len(r.list()); n > 0 {
 			if id := h.lookup(k, r.list()[n-1]); id >= 0 {
 				h.intermediateRead(f, r, id)
@@ -156,15 +168,16 @@ func (h *hist) appendReads(a *appendIndex, f *found) {
 	}
 }
 
-// badElements reports the first garbage and the first aborted element of a
-// read that is not a prefix of its key's order.
-func (h *hist) badElements(f *found, r *readRec) {
+// badElements reports the first unappended and the first aborted element of
+// read ri, which is not a prefix of its key's order.
+func (h *hist) badElements(a *appendIndex, f *found, ri int32, knownEmpty bool) {
+	r := &h.reads[ri]
 	garbage, aborts := false, false
 	for _, v := range r.list() {
 		id := h.lookup(r.key, v)
 		switch {
 		case (id < 0 || h.vers[id].writer < 0) && !garbage:
-			h.garbageRead(f, r, v)
+			h.unappendedRead(a, f, ri, v, knownEmpty)
 			garbage = true
 		case id >= 0 && h.vers[id].writer >= 0 && h.txns[h.vers[id].writer].st == aborted && !aborts:
 			h.abortedRead(f, r, id)
@@ -234,6 +247,26 @@ func (h *hist) abortedRead(f *found, r *readRec, id int32) {
 				h.name(r.txn), h.keyName(r.key), fmtv(r.list()), fmtv(v.val), h.name(v.writer)),
 		}
 	})
+}
+
+// unappendedRead handles read ri holding val, which nobody appended: a
+// garbage read when every key is known to have started empty; else, as in
+// Elle, an element that may predate the history, noted (first per key) for
+// the verdict (see checker.noteUnappended).
+func (h *hist) unappendedRead(a *appendIndex, f *found, ri int32, val any, knownEmpty bool) {
+	if knownEmpty {
+		h.garbageRead(f, &h.reads[ri], val)
+		return
+	}
+	if a.unappended == nil {
+		a.unappended = make([]unappended, len(h.in.keys))
+		for k := range a.unappended {
+			a.unappended[k].read = -1
+		}
+	}
+	if u := &a.unappended[h.reads[ri].key]; u.read < 0 {
+		u.read, u.val = ri, val
+	}
 }
 
 func (h *hist) garbageRead(f *found, r *readRec, val any) {

@@ -115,7 +115,7 @@ var appendCases = []struct {
 	{
 		name:  "garbage read",
 		hist:  []string{"ok 0 [[:r :x [9]]]", "ok 1 [[:append :y 1]]"},
-		o:     la("serializable"),
+		o:     withInit(la("serializable"), nil), // every key starts empty
 		types: []string{"empty-transaction-graph", "garbage-read"},
 	},
 	{

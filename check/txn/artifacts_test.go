@@ -11,7 +11,7 @@ import (
 // artifactResult is a result with one cycle anomaly and one without.
 func artifactResult(t *testing.T) *Result {
 	t.Helper()
-	r := check(t, txns(t, append(appendCase(t, "G1c cyclic information flow"), "ok 3 [[:r :z [9]]]")...), la("serializable"))
+	r := check(t, txns(t, append(appendCase(t, "G1c cyclic information flow"), "ok 3 [[:r :z [9]]]")...), withInit(la("serializable"), nil))
 	if len(r.Anomalies["G1c"]) != 1 || len(r.Anomalies["garbage-read"]) != 1 {
 		t.Fatalf("anomalies %v", types(r))
 	}

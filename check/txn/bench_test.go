@@ -83,7 +83,7 @@ func largestSCC(b *testing.B, ops []history.Op, rt bool) int {
 		b.Fatal(err)
 	}
 	e := &edges{h: h}
-	h.analyzeAppend(newFound(), e)
+	h.analyzeAppend(newFound(), e, true)
 	if rt {
 		h.realtimeEdges(e)
 	}

@@ -110,7 +110,9 @@ func TestProcessEdges(t *testing.T) {
 	h.processEdges(e)
 	var got [][2]int32
 	e.each(func(x edge) { got = append(got, [2]int32{x.from, x.to}) })
-	if want := [][2]int32{{0, 2}, {2, 3}}; !slices.Equal(got, want) {
+	// Only ok transactions are linked, as in Elle's process-graph: the
+	// failed one did not happen, the info one may have happened any time.
+	if want := [][2]int32{{0, 2}}; !slices.Equal(got, want) {
 		t.Fatalf("edges %v, want %v", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package txn
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -90,7 +91,9 @@ import (
 // (forward-consistent-view), PL-2.99 (repeatable-read), PL-SI
 // (snapshot-isolation), PL-3 and conflict-serializable (serializable), PL-3U
 // (update-serializable), PL-SS and strong-serializable (strict-serializable),
-// strong-session-PL-1, strong-session-PL-2, strong-PL-1 and strong-PL-2.
+// strong-session-PL-1, strong-session-PL-2, strong-PL-1 and strong-PL-2. The
+// models a result rules out are named as Elle reports them, which differs in
+// one: strict-serializable is strong-serializable there.
 func Models() []string {
 	out := make([]string, 0, len(modelGraph))
 	for m := range modelGraph {
@@ -345,23 +348,66 @@ func boundary(anomalies []string) (not, alsoNot []string) {
 		direct = append(direct, forbiddenBy[a]...)
 	}
 	impossible := closure(direct, func(m string) []string { return strongerModels[m] })
+	not = extremeModels(slices.Collect(maps.Keys(impossible)), true)
 	for m := range impossible {
-		weakest := true
-		for _, w := range modelGraph[m] {
-			if impossible[w] {
-				weakest = false
-				break
-			}
-		}
-		if weakest {
-			not = append(not, m)
-		} else {
+		if !slices.Contains(not, m) {
 			alsoNot = append(alsoNot, m)
 		}
 	}
-	sort.Strings(not)
 	sort.Strings(alsoNot)
 	return not, alsoNot
+}
+
+// extremeModels returns, sorted, the weakest (weakest set) or else the
+// strongest of the (canonical) models ms: those from which no other model of
+// ms can be reached by going weaker (or stronger). Elle's weakest-models and
+// strongest-models.
+func extremeModels(ms []string, weakest bool) []string {
+	next := func(m string) []string { return strongerModels[m] }
+	if weakest {
+		next = func(m string) []string { return modelGraph[m] }
+	}
+	in := make(map[string]bool, len(ms))
+	for _, m := range ms {
+		in[m] = true
+	}
+	var out []string
+	for m := range in {
+		beyond := closure(next(m), next)
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(beyond)), func(o string) bool { return in[o] && o != m }) {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// elleNames are Elle's friendly names (elle.consistency-model
+// friendly-model-names) for the models named otherwise here. Elle calls the
+// canonical PL-SS strong-serializable in what it reports, :not and
+// :also-not among them; the checker says the same there.
+var elleNames = map[string]string{"strict-serializable": "strong-serializable"}
+
+// elleName returns the name Elle reports a (canonical) model by.
+func elleName(m string) string {
+	if n, ok := elleNames[m]; ok {
+		return n
+	}
+	return m
+}
+
+// reportedBoundary is boundary with the models named as Elle reports them
+// (friendly-boundary), each list sorted.
+func reportedBoundary(anomalies []string) (not, alsoNot []string) {
+	not, alsoNot = boundary(anomalies)
+	rename := func(ms []string) []string {
+		for i, m := range ms {
+			ms[i] = elleName(m)
+		}
+		slices.Sort(ms)
+		return ms
+	}
+	return rename(not), rename(alsoNot)
 }
 
 // edgeNeeds returns the extra relations a check needs, as Elle's

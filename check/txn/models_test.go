@@ -222,13 +222,14 @@ func TestEdgeNeeds(t *testing.T) {
 
 // TestElleLattice holds the model lattice to the cases of Elle's own
 // consistency_model_test.clj (converted; Elle is EPL-2.0, see
-// cmd/faultline/testdata/elle/README). Elle names PL-SS strong-serializable;
-// here it is strict-serializable. faultline adds one anomaly, garbage-read,
-// which read-uncommitted forbids.
+// cmd/faultline/testdata/elle/README), with Elle's names: the boundary is
+// compared as reported (PL-SS is strong-serializable there, as in Elle's
+// friendly-boundary). faultline adds one anomaly, garbage-read, which
+// read-uncommitted forbids.
 func TestElleLattice(t *testing.T) {
 	set := func(xs ...string) []string { return slices.Sorted(slices.Values(xs)) }
 	impossible := func(as ...string) []string {
-		not, also := boundary(as)
+		not, also := reportedBoundary(as)
 		return set(append(not, also...)...)
 	}
 	t.Run("anomalies-prohibited-by read-committed", func(t *testing.T) {
@@ -243,17 +244,17 @@ func TestElleLattice(t *testing.T) {
 		anomaly string
 		want    []string
 	}{
-		{"G-single", set("consistent-view", "forward-consistent-view", "strict-serializable", "serializable", "snapshot-isolation",
+		{"G-single", set("consistent-view", "forward-consistent-view", "strong-serializable", "serializable", "snapshot-isolation",
 			"strong-session-serializable", "strong-session-snapshot-isolation", "strong-snapshot-isolation", "update-serializable")},
-		{"G-SI", set("snapshot-isolation", "serializable", "strict-serializable", "strong-session-serializable",
+		{"G-SI", set("snapshot-isolation", "serializable", "strong-serializable", "strong-session-serializable",
 			"strong-session-snapshot-isolation", "strong-snapshot-isolation")},
 		{"dirty-update", set("read-committed", "monotonic-atomic-view", "snapshot-isolation", "repeatable-read", "update-atomic",
-			"serializable", "strict-serializable", "update-serializable", "cursor-stability", "forward-consistent-view",
+			"serializable", "strong-serializable", "update-serializable", "cursor-stability", "forward-consistent-view",
 			"consistent-view", "monotonic-view", "monotonic-snapshot-read", "causal-cerone", "parallel-snapshot-isolation",
 			"prefix", "read-atomic", "strong-session-read-committed", "strong-session-serializable",
 			"strong-session-snapshot-isolation", "strong-read-committed", "strong-snapshot-isolation")},
 		{"internal", set("causal-cerone", "parallel-snapshot-isolation", "prefix", "read-atomic", "update-atomic", "serializable",
-			"snapshot-isolation", "strict-serializable", "strong-session-serializable", "strong-session-snapshot-isolation",
+			"snapshot-isolation", "strong-serializable", "strong-session-serializable", "strong-session-snapshot-isolation",
 			"strong-snapshot-isolation")},
 	}
 	for _, tc := range impossibleCases {
@@ -270,38 +271,182 @@ func TestElleLattice(t *testing.T) {
 		{[]string{"cyclic-versions"}, set("read-uncommitted"), set("read-committed", "snapshot-isolation", "causal-cerone",
 			"consistent-view", "cursor-stability", "forward-consistent-view", "monotonic-atomic-view", "monotonic-snapshot-read",
 			"monotonic-view", "parallel-snapshot-isolation", "prefix", "read-atomic", "repeatable-read", "update-atomic",
-			"serializable", "strong-read-committed", "strong-read-uncommitted", "strict-serializable",
+			"serializable", "strong-read-committed", "strong-read-uncommitted", "strong-serializable",
 			"strong-session-read-committed", "strong-session-read-uncommitted", "strong-session-serializable",
 			"strong-session-snapshot-isolation", "strong-snapshot-isolation", "update-serializable"), true},
 		{[]string{"internal"}, set("read-atomic"), set("causal-cerone", "parallel-snapshot-isolation", "prefix", "update-atomic",
-			"serializable", "snapshot-isolation", "strict-serializable", "strong-session-serializable",
+			"serializable", "snapshot-isolation", "strong-serializable", "strong-session-serializable",
 			"strong-session-snapshot-isolation", "strong-snapshot-isolation"), true},
 		{[]string{"G1a"}, set("read-committed"), set("read-atomic", "update-atomic", "causal-cerone", "consistent-view",
 			"cursor-stability", "forward-consistent-view", "monotonic-atomic-view", "monotonic-snapshot-read", "monotonic-view",
 			"parallel-snapshot-isolation", "prefix", "repeatable-read", "serializable", "snapshot-isolation",
-			"strong-read-committed", "strong-snapshot-isolation", "strict-serializable", "strong-session-read-committed",
+			"strong-read-committed", "strong-snapshot-isolation", "strong-serializable", "strong-session-read-committed",
 			"strong-session-serializable", "strong-session-snapshot-isolation", "update-serializable"), true},
-		{[]string{"G-single"}, set("consistent-view"), set("snapshot-isolation", "serializable", "strict-serializable",
+		{[]string{"G-single"}, set("consistent-view"), set("snapshot-isolation", "serializable", "strong-serializable",
 			"strong-session-snapshot-isolation", "strong-snapshot-isolation", "strong-session-serializable",
 			"forward-consistent-view", "update-serializable"), true},
 		{[]string{"G2", "internal"}, set("read-atomic"), set("update-atomic", "causal-cerone", "parallel-snapshot-isolation",
-			"prefix", "serializable", "snapshot-isolation", "strict-serializable", "strong-session-serializable",
+			"prefix", "serializable", "snapshot-isolation", "strong-serializable", "strong-session-serializable",
 			"strong-session-snapshot-isolation", "strong-snapshot-isolation"), true},
 		{[]string{"lost-update"}, set("update-atomic", "cursor-stability"), nil, false},
-		{[]string{"G-single-realtime"}, set("strong-snapshot-isolation"), set("strict-serializable"), true},
+		{[]string{"G-single-realtime"}, set("strong-snapshot-isolation"), set("strong-serializable"), true},
 	}
 	for _, tc := range boundaryCases {
-		not, also := boundary(tc.anomalies)
+		not, also := reportedBoundary(tc.anomalies)
 		if !slices.Equal(not, tc.not) || tc.checkAlsoNots && !slices.Equal(also, tc.alsoNot) {
 			t.Errorf("friendly-boundary %v:\n got not %v also %v\nwant not %v also %v", tc.anomalies, not, also, tc.not, tc.alsoNot)
 		}
 	}
-	// all-impossible-models: nothing but itself and what implies it.
-	if got := slices.Sorted(maps.Keys(closure([]string{"strong-session-serializable"}, func(m string) []string { return strongerModels[m] }))); !slices.Equal(got, set("strong-session-serializable", "strict-serializable")) {
+	// all-impossible-models: nothing but itself and what implies it (Elle
+	// answers in canonical names: PL-SS).
+	if got := slices.Sorted(maps.Keys(closure([]string{"strong-session-serializable"}, func(m string) []string { return strongerModels[m] }))); !slices.Equal(got, canonicals(t, "strong-session-serializable", "PL-SS")) {
 		t.Errorf("all-impossible-models strong-session-serializable = %v", got)
 	}
 	// all-implied-anomalies G-SI is just G-SI.
 	if got := slices.Sorted(maps.Keys(closure([]string{"G-SI"}, func(a string) []string { return implies[a] }))); !slices.Equal(got, []string{"G-SI"}) {
 		t.Errorf("all-implied-anomalies G-SI = %v", got)
+	}
+	// anomalies-prohibited-by of an unknown model is an error.
+	if _, err := canonicalModel("stricct-snappshot-isolation"); err == nil || !strings.Contains(err.Error(), "unknown consistency model") {
+		t.Errorf("unknown model: %v", err)
+	}
+}
+
+// canonicals resolves model names, sorted.
+func canonicals(t *testing.T, ms ...string) []string {
+	t.Helper()
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		c, err := canonicalModel(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = c
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestElleExtremeModels holds extremeModels to Elle's weakest-models-test
+// and strongest-models-test (consistency_model_test.clj), whose inputs mix
+// names and aliases and whose answers are friendly names.
+func TestElleExtremeModels(t *testing.T) {
+	cases := []struct {
+		name    string
+		weakest bool
+		in      []string
+		want    []string
+	}{
+		{"weakest empty", true, nil, nil},
+		{"weakest simple", true, []string{"serializable", "strict-serializable"}, []string{"serializable"}},
+		{"weakest independent", true, []string{"repeatable-read", "read-committed", "sequential", "read-your-writes"}, []string{"read-committed", "read-your-writes"}},
+		{"weakest cerone-end-to-end", true, []string{"serializable", "read-atomic"}, []string{"read-atomic"}},
+		{"weakest cerone-end-to-end reversed", true, []string{"read-atomic", "serializable"}, []string{"read-atomic"}},
+		{"strongest empty", false, nil, nil},
+		{"strongest simple", false, []string{"serializable", "strong-serializable", "strict-serializable"}, []string{"strong-serializable"}},
+		{"strongest independent", false, []string{"repeatable-read", "read-committed", "sequential", "read-your-writes"}, []string{"repeatable-read", "sequential"}},
+		{"strongest cerone-end-to-end", false, []string{"serializable", "read-atomic"}, []string{"serializable"}},
+		{"strongest cerone-end-to-end reversed", false, []string{"read-atomic", "serializable"}, []string{"serializable"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := extremeModels(canonicals(t, tc.in...), tc.weakest)
+			for i, m := range got {
+				got[i] = elleName(m)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// elleImplied is Elle's implied-anomalies graph (consistency_model.clj),
+// converted: an anomaly -> the anomalies its presence implies.
+var elleImplied = map[string][]string{
+	"G0": {"G1c", "G0-process"}, "G0-process": {"G1c-process", "G0-realtime"}, "G0-realtime": {"G1c-realtime"},
+	"G1a": {"G1"}, "G1b": {"G1"}, "G1c": {"G1", "G1c-process"},
+	"G1c-process": {"G1c-realtime", "G1-process"}, "G1c-realtime": {"G1-realtime"},
+	"G1": {"G1-process"}, "G1-process": {"G1-realtime"},
+	"G-single-item":               {"G-single", "G-single-item-process", "G-nonadjacent-item"},
+	"G-single-item-process":       {"G-single-process", "G-single-item-realtime", "G-nonadjacent-item-process"},
+	"G-single-item-realtime":      {"G-single-realtime", "G-nonadjacent-item-realtime"},
+	"G-single":                    {"G-nonadjacent", "GSIb", "G-single-process"},
+	"G-single-process":            {"G-nonadjacent-process", "G-single-realtime"},
+	"G-single-realtime":           {"G-nonadjacent-realtime"},
+	"G-nonadjacent-item":          {"G-nonadjacent", "G2-item", "G-nonadjacent-item-process"},
+	"G-nonadjacent-item-process":  {"G-nonadjacent-process", "G2-item-process", "G-nonadjacent-item-realtime"},
+	"G-nonadjacent-item-realtime": {"G2-item-realtime", "G-nonadjacent-realtime"},
+	"G-nonadjacent":               {"G2", "G-nonadjacent-process"},
+	"G-nonadjacent-process":       {"G2-process", "G-nonadjacent-realtime"},
+	"G-nonadjacent-realtime":      {"G2-realtime"},
+	"G2":                          {"G2-process"}, "G2-item": {"G2", "G2-item-process"}, "G2-item-process": {"G2-process", "G2-item-realtime"},
+	"G2-item-realtime": {"G2-realtime"}, "G2-process": {"G2-realtime"},
+	"GSIa": {"GSI"}, "GSIb": {"GSI"},
+	"incompatible-order": {"G1a"}, "future-read": {"G1c"}, "dirty-update": {"G1a"},
+	"lost-update": {"write-skew", "G2-item"}, "write-skew": {"G2"},
+}
+
+// elleAllAnomalies is Elle's all-anomalies (consistency_model_test.clj
+// all-anomalies-test).
+var elleAllAnomalies = strings.Fields(`G-MSR G-SI G-SIb G-cursor G-monotonic G-single-item G-update G0 G1b GSIa
+	PL-1-cycle-exists PL-2-cycle-exists PL-2.99-cycle-exists PL-3-cycle-exists PL-SI-cycle-exists PL-SS-cycle-exists
+	cyclic-versions dirty-update duplicate-elements future-read incompatible-order internal lost-update
+	predicate-read-miss strong-PL-1-cycle-exists strong-PL-2-cycle-exists strong-session-PL-1-cycle-exists
+	strong-session-PL-2-cycle-exists strong-session-serializable-cycle-exists
+	strong-session-snapshot-isolation-cycle-exists strong-snapshot-isolation-cycle-exists G-nonadjacent-item
+	G-single-item-process G1a G1c write-skew G-nonadjacent-item-process G-single G-single-item-realtime G1 G2-item
+	G-nonadjacent G-nonadjacent-item-realtime GSIb G2 GSI G0-process G1c-process G-single-process G1-process
+	G2-item-process G-nonadjacent-process G2-process G0-realtime G1c-realtime G-single-realtime G1-realtime
+	G2-item-realtime G-nonadjacent-realtime G2-realtime`)
+
+// TestElleAnomalies holds the anomaly tables to Elle's: every anomaly Elle
+// knows can be named, and each implies exactly what it implies in Elle.
+func TestElleAnomalies(t *testing.T) {
+	for _, a := range elleAllAnomalies {
+		if err := ValidateOptions(Options{Workload: ListAppend, Anomalies: []string{a}}); err != nil {
+			t.Errorf("Elle's anomaly %s: %v", a, err)
+		}
+	}
+	for _, a := range elleAllAnomalies {
+		want := slices.Sorted(maps.Keys(closure([]string{a}, func(a string) []string { return elleImplied[a] })))
+		got := slices.Sorted(maps.Keys(closure([]string{a}, func(a string) []string { return implies[a] })))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s implies %v, Elle %v", a, got, want)
+		}
+	}
+}
+
+// TestReportedNames: the text names the models as the user asked for them,
+// while Not and AlsoNot use Elle's reported names, as Elle's :not does.
+func TestReportedNames(t *testing.T) {
+	// One cycle, T0 -realtime-> T1 -rw-> T2 -rw-> T0: G2-item-realtime,
+	// which only PL-SS forbids.
+	ops := txns(t, "invoke 2 [[:append :x 1] [:r :y nil]]", "ok 0 [[:append :y 1]]", "ok 1 [[:r :x nil]]",
+		"ok 2 [[:append :x 1] [:r :y nil]]", "ok 3 [[:r :x [1]] [:r :y [1]]]")
+	cases := []struct{ model, against string }{
+		{"PL-SS", "against PL-SS."},
+		{"strict-serializable", "against strict-serializable."},
+		{"strong-serializable", "against strong-serializable."},
+	}
+	for _, tc := range cases {
+		r := check(t, ops, la(tc.model))
+		if r.Valid != Invalid || !slices.Equal(r.AnomalyTypes, []string{"G2-item-realtime"}) {
+			t.Fatalf("%s: %s %v\n%s", tc.model, r.Valid, r.AnomalyTypes, r.Explanation)
+		}
+		if !slices.Equal(r.Not, []string{"strong-serializable"}) || len(r.AlsoNot) != 0 {
+			t.Errorf("%s: not %v also %v, want Elle's [strong-serializable]", tc.model, r.Not, r.AlsoNot)
+		}
+		if !strings.Contains(r.Explanation, tc.against) || !strings.Contains(r.Explanation, "Ruled out: strong-serializable.") {
+			t.Errorf("%s: explanation should name the model as asked and Elle's ruled-out name:\n%s", tc.model, r.Explanation)
+		}
+	}
+	if r := check(t, ops, la("PL-SS")); !strings.HasSuffix(r.Summary, "; not strong-serializable") {
+		t.Errorf("summary %q", r.Summary)
+	}
+	r := check(t, txns(t, "ok 0 [[:append :x 1]]", "ok 1 [[:r :x [1]]]"), la("PL-SS"))
+	if r.Valid != Valid || r.Summary != "valid: no anomaly PL-SS forbids in 2 txns over 1 key" {
+		t.Errorf("valid summary %q", r.Summary)
 	}
 }

@@ -1,21 +1,19 @@
 package txn
 
-// processEdges links each transaction to the one before it on the same
-// process. Only a committed transaction can be the earlier one: an
-// indeterminate one may take effect at any time up to the end of the history.
+// processEdges links each committed transaction to the committed one before
+// it on the same process. As Elle's process-graph, only ok transactions take
+// part: an indeterminate one may have taken effect at any time up to the end
+// of the history, so it neither follows nor precedes its process's others.
 func (h *hist) processEdges(e *edges) {
 	last := make(map[int]int32)
 	for t := int32(0); t < int32(len(h.txns)); t++ {
-		tr := &h.txns[t]
-		if tr.st == aborted {
+		if h.txns[t].st != committed {
 			continue
 		}
 		if prev, ok := last[h.proc(t)]; ok {
 			e.add(prev, t, process)
 		}
-		if tr.st == committed {
-			last[h.proc(t)] = t
-		}
+		last[h.proc(t)] = t
 	}
 }
 

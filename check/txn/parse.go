@@ -117,7 +117,7 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 		if inv.IsNemesis() {
 			continue
 		}
-		if inv.F != "txn" {
+		if !isTxnF(inv.F) {
 			// Skipping it would check less than the user gave and say nothing.
 			return nil, history.OpErrorf(inv.Index, "op %d: process %d invokes :f %s; a %s history holds only :f :txn client ops", inv.Index, inv.Process, inv.F, w)
 		}
@@ -148,6 +148,11 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 	}
 	return h, nil
 }
+
+// isTxnF reports whether a client op's :f makes it a transaction: :txn, or
+// no :f at all, as in Elle's own examples (Elle reads every client op's
+// value as a transaction, whatever its :f).
+func isTxnF(f string) bool { return f == "txn" || f == "" }
 
 // counts are upper bounds on what parse will store, so that its big slices
 // and maps are allocated once: growing them copies pointers under the garbage
@@ -183,7 +188,7 @@ func count(ops []history.Op, pairs []history.OpPair) counts {
 	var n counts
 	for _, p := range pairs {
 		src := &ops[p.Invoke]
-		if src.F != "txn" || src.IsNemesis() {
+		if !isTxnF(src.F) || src.IsNemesis() {
 			continue
 		}
 		if p.Complete >= 0 && ops[p.Complete].Type == history.OK {

@@ -3,19 +3,21 @@
 // infers version orders and a dependency graph from what clients observed, and
 // names the anomalies it can prove, with the consistency models they rule out.
 //
-// Input: ops with F "txn" whose Value is a list of micro-ops [f k v], f being
-// "append", "r" (or "read") and "w" (or "write"), as keywords or strings; keys
-// and values are any generic value. A list-append read returns a list (nil is
-// the empty list); a register read returns the value (nil is the initial
-// state). Appended and written values must be unique per key. An ok
-// transaction committed, a fail one did not, and an info one (or one that never
-// completed) may have. Reads are taken from ok completions; writes of fail and
-// info transactions from their invocations. Nemesis ops are ignored; a client
-// op whose F is not "txn" is an input error (*history.OpError), never skipped.
+// Input: ops with F "txn" (or no F, as in Elle's examples) whose Value is a
+// list of micro-ops [f k v], f being "append", "r" (or "read") and "w" (or
+// "write"), as keywords or strings; keys and values are any generic value. A
+// list-append read returns a list (nil is the empty list); a register read
+// returns the value (nil is the initial state). Appended and written values
+// must be unique per key. An ok transaction committed, a fail one did not,
+// and an info one (or one that never completed) may have. Reads are taken
+// from ok completions; writes of fail and info transactions from their
+// invocations. Nemesis ops are ignored; a client op with another F is an
+// input error (*history.OpError), never skipped.
 //
 // What it finds, without cycles: G1a (aborted read), G1b (intermediate read),
 // internal (a transaction contradicts its own earlier reads and writes),
-// future-read, garbage-read (a value nobody wrote), lost-update, and for
+// future-read, garbage-read (a value nobody wrote, when the initial state is
+// known: see Options.HasInit), lost-update, and for
 // list-append dirty-update, duplicate-elements and incompatible-order; for
 // rw-register cyclic-versions. With cycles in the dependency graph (ww, wr and
 // rw edges, plus process and realtime edges when asked or implied by the
@@ -96,15 +98,28 @@ type Options struct {
 	// TransactionOrder (rw-register only) is a known commit order: the
 	// history index of a transaction's completion -> its position. The
 	// values the ordered transactions wrote to each key are ordered alike.
-	// Elle's transaction-order.
+	// As Elle's transaction-order, transactions it leaves out (ok or info
+	// ones that completed) are taken to come first, in history order. An
+	// empty map is no order at all (Elle would order every write by its
+	// completion's place in the history).
 	TransactionOrder map[int64]int
-	// Init (rw-register only) is the initial state, when HasInit says it is
-	// known: one value every key starts at, or a map from key to value whose
-	// keys are written as EDN without a keyword's colon ("x" for :x; keys
-	// not in it start at nil). A read of the initial value reads the initial
-	// state. Without HasInit every key starts at nil, and a read of a value
-	// nobody wrote is taken, as Elle takes it, for an unrecorded earlier
-	// value; with it, such a read is a garbage-read.
+	// Init is the initial state, when HasInit says it is known. For
+	// rw-register: one value every key starts at, or a map from key to value
+	// whose keys are written as EDN without a keyword's colon ("x" for :x;
+	// keys not in it start at nil). A read of the initial value reads the
+	// initial state. Without HasInit every key starts at nil, and a read of
+	// a value nobody wrote is taken, as Elle takes it, for an unrecorded
+	// earlier value; with it, such a read is a garbage-read.
+	//
+	// For list-append the only initial state is the empty one (Init nil or
+	// an empty list): with HasInit every key starts empty, so a read holding
+	// an element nobody appended is a garbage-read. Without it (Elle's
+	// case) such an element may predate the history: it takes its place in
+	// the key's order, as in Elle, and gives rw edges but no ww or wr ones;
+	// no garbage-read is reported, and a result that finds nothing the
+	// models forbid is unknown, not valid, for Elle's list-append check
+	// gives no verdict on such a history (its dirty-update pass asserts that
+	// every element in a key's order was appended, and throws).
 	Init    any
 	HasInit bool
 }
@@ -137,7 +152,10 @@ type Result struct {
 	Counts map[string]int
 	// Not lists the weakest models that every anomaly found rules out;
 	// AlsoNot the stronger models they rule out too. Both consider all anomaly
-	// types found, forbidden or not.
+	// types found, forbidden or not (but a valid result, as Elle's, has
+	// neither), and name models as Elle reports them
+	// (friendly-boundary): strict-serializable (PL-SS) is
+	// strong-serializable here.
 	Not     []string
 	AlsoNot []string
 	Txns    int // transactions consumed: ok and info (indeterminate)

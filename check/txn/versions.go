@@ -1,6 +1,7 @@
 package txn
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,10 +49,14 @@ type vedge struct {
 	src      vsource
 }
 
-// touch is what a transaction did to one key, as external values: the first
-// version it observed or installed there (its read, if it read before
-// writing, else its write), and the last (its final write, else its read).
-// An indeterminate transaction's reads are unknown, so only its write counts.
+// touch is what a transaction did to one key, as Elle's rw-register
+// version inference takes it (transaction-graph->version-graphs): the
+// version it found the key at (first) and the one it left it at (last).
+// first is its external read (its first read of the key, before any write
+// of it), except that a read of nil or no read at all gives way to its final
+// write; last is its final write, else its read. Intermediate writes are not
+// external, and an indeterminate transaction's reads are unknown, so only its
+// final write counts.
 type touch struct{ key, first, last int32 }
 
 // touches lists t's external values per key, in the order it first touched
@@ -61,16 +66,35 @@ func (h *hist) touches(t int32) []touch {
 	if tr.st == aborted {
 		return nil
 	}
+	const read, written = 1, 2
 	var out []touch
+	var flagBuf [8]uint8 // per touch; on the stack for the usual few keys
+	flags := flagBuf[:0]
 	for _, m := range h.txnMops(t) {
-		i := slices.IndexFunc(out, func(x touch) bool { return x.key == m.key })
-		switch {
-		case m.kind == mRead && tr.st != committed:
+		if m.kind == mRead && tr.st != committed {
 			continue
-		case i < 0:
-			out = append(out, touch{key: m.key, first: m.val, last: m.val})
+		}
+		i := slices.IndexFunc(out, func(x touch) bool { return x.key == m.key })
+		if i < 0 {
+			out = append(out, touch{key: m.key, first: -1, last: -1})
+			flags = append(flags, 0)
+			i = len(out) - 1
+		}
+		switch {
 		case m.kind == mWrite:
 			out[i].last = m.val
+			flags[i] |= written
+		case flags[i] == 0:
+			out[i].first = m.val
+			flags[i] |= read
+		}
+	}
+	for i := range out {
+		x := &out[i]
+		if flags[i]&written == 0 {
+			x.last = x.first
+		} else if flags[i]&read == 0 || h.vers[x.first].val == nil {
+			x.first = x.last
 		}
 	}
 	return out
@@ -150,9 +174,18 @@ func (h *hist) initialOrder(tt [][]touch, initial []int32) []vedge {
 }
 
 // txnOrder orders each key's values as the transactions that wrote them are
-// ordered by order (completion op index -> position).
+// ordered by order (completion op index -> position). As Elle's
+// transaction-order-keys, every ok or info completion's writes take part:
+// those of transactions the order leaves out come first, in history order,
+// then the ordered ones by position (equal positions in history order), and
+// each key's values are chained in that sequence. So a partial order still
+// claims that the transactions it names committed after all the others.
 func (h *hist) txnOrder(order map[int64]int) []vedge {
-	type w struct{ pos, ver int32 }
+	type w struct {
+		ordered bool
+		pos, at int // position in the order; the completion's place in the history
+		ver     int32
+	}
 	byKey := map[int32][]w{}
 	for t := int32(0); t < int32(len(h.txns)); t++ {
 		tr := &h.txns[t]
@@ -160,18 +193,26 @@ func (h *hist) txnOrder(order map[int64]int) []vedge {
 			continue
 		}
 		pos, ok := order[h.ops[tr.comp].Index]
-		if !ok {
-			continue
-		}
 		for _, x := range h.touches(t) {
 			if m := lastWrite(h.txnMops(t), x.key); m >= 0 {
-				byKey[x.key] = append(byKey[x.key], w{int32(pos), m})
+				byKey[x.key] = append(byKey[x.key], w{ok, pos, int(tr.comp), m})
 			}
 		}
 	}
 	var out []vedge
 	for _, ws := range byKey {
-		slices.SortStableFunc(ws, func(a, b w) int { return int(a.pos - b.pos) })
+		slices.SortFunc(ws, func(a, b w) int {
+			switch {
+			case a.ordered != b.ordered:
+				if a.ordered {
+					return 1
+				}
+				return -1
+			case a.ordered && a.pos != b.pos:
+				return cmp.Compare(a.pos, b.pos)
+			}
+			return cmp.Compare(a.at, b.at)
+		})
 		for i := 1; i < len(ws); i++ {
 			out = append(out, vedge{ws[i-1].ver, ws[i].ver, srcTxnOrder})
 		}
@@ -201,8 +242,13 @@ func (h *hist) wfrOrder(ext []extRead) []vedge {
 func (h *hist) chainOrder(tt [][]touch, rt bool) []vedge {
 	var out []vedge
 	if !rt {
+		// As Elle's process-graph, process order relates ok transactions
+		// only.
 		last := map[[2]int]int32{} // (process, key) -> last transaction
 		for t := int32(0); t < int32(len(h.txns)); t++ {
+			if h.txns[t].st != committed {
+				continue
+			}
 			for _, x := range tt[t] {
 				pk := [2]int{h.proc(t), int(x.key)}
 				if prev, ok := last[pk]; ok {

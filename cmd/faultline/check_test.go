@@ -133,11 +133,15 @@ func TestCheckElleRegisterOptions(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", c.args, code, c.code, c.want, stdout, stderr)
 		}
 	}
-	for _, flag := range [][]string{{"--sequential-keys"}, {"--linearizable-keys"}, {"--transaction-order", "1:1"}, {"--init", "nil"}} {
+	for _, flag := range [][]string{{"--sequential-keys"}, {"--linearizable-keys"}, {"--transaction-order", "1:1"}} {
 		args := append([]string{"check", "--model", "list-append", h}, flag...)
 		if code, _, stderr := runCLI(t, args...); code != exitUsage || !strings.Contains(stderr, flag[0]) {
 			t.Errorf("%v on list-append: exit %d: %s", flag, code, stderr)
 		}
+	}
+	// list-append's only initial state is the empty one.
+	if code, _, stderr := runCLI(t, "check", "--model", "list-append", "--init", "0", h); code != exitUsage || !strings.Contains(stderr, "can only start empty") {
+		t.Errorf("--init 0 on list-append: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "check", "--model", "register", "--sequential-keys", h); code != exitUsage || !strings.Contains(stderr, "--sequential-keys") {
 		t.Errorf("--sequential-keys on register: exit %d: %s", code, stderr)

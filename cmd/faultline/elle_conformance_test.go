@@ -63,7 +63,7 @@ func readElleCases(t *testing.T) []elleCase {
 // types reported and the weakest models ruled out.
 func TestCheckElleConformance(t *testing.T) {
 	cases := readElleCases(t)
-	if len(cases) < 70 {
+	if len(cases) < 85 {
 		t.Fatalf("only %d cases in expected.tsv", len(cases))
 	}
 	matched := 0

@@ -28,7 +28,7 @@ func init() {
 				{Name: "sequential_keys", Default: "False", Doc: "rw-register: infer version orders assuming each key is sequentially consistent"},
 				{Name: "linearizable_keys", Default: "False", Doc: "rw-register: infer version orders assuming each key is linearizable"},
 				{Name: "transaction_order", Default: "{}", Doc: "a dict from a completion's history index to its commit position"},
-				{Name: "init", Default: "None", Doc: "rw-register: the initial state (default: every key starts empty, as a faultline run does)", Example: "{}"}},
+				{Name: "init", Default: "None", Doc: "the initial state, known: for rw-register a value or a dict from key to value, for list-append only None or [] (default: every key starts empty, as a faultline run does, so a read of a value nobody wrote is a garbage-read)", Example: "{}"}},
 			Returns: c},
 		star.FuncDoc{Name: "compose", Summary: "Several checkers; valid when all are.", Params: []star.Param{{Name: "checkers", Doc: "a list of checkers"}}, Returns: c},
 		star.FuncDoc{Name: "set", Summary: "Jepsen's set: every acknowledged add is in the final read, nothing unexpected or duplicated.", Returns: c},

@@ -161,12 +161,13 @@ func starTransactional(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 			return nil, fmt.Errorf("%s: init: %w", b.Name(), err)
 		}
 		o.Init, o.HasInit = iv, true
-	} else if workload == "rw-register" {
+	} else {
 		// A faultline run starts from a clean db (teardown, then setup), so
-		// every key starts at nil and a read of a value nobody wrote is a
-		// garbage read; a script testing a store with data in it says so
-		// with init=. (faultline check, reading someone else's history,
-		// follows Elle instead: without --init the start is unknown.)
+		// every key starts at nil (empty, for list-append) and a read of a
+		// value nobody wrote is a garbage read; a script testing a store with
+		// data in it says so with init= (rw-register). (faultline check,
+		// reading someone else's history, follows Elle instead: without
+		// --init the start is unknown.)
 		o.HasInit = true
 	}
 	o.Workload = workload

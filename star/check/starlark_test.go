@@ -102,7 +102,7 @@ text = str(g1c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `check.transactional(workload="list-append", consistency_models=[], anomalies=["G1c"])`; g["text"] != starlark.String(want) {
+	if want := `check.transactional(workload="list-append", consistency_models=[], anomalies=["G1c"], init=nil)`; g["text"] != starlark.String(want) {
 		t.Errorf("str is %s, want %s", g["text"], want)
 	}
 	h := testhist.JepsenLog(t, "0 :invoke :txn [[:append :x 1] [:r :y nil]]", "1 :invoke :txn [[:append :y 1] [:r :x nil]]",
@@ -176,13 +176,33 @@ inity = check.transactional(workload = "rw-register", consistency_models = ["rea
 	}
 	for src, want := range map[string]string{
 		`check.transactional(workload = "list-append", sequential_keys = True)`:       "sequential-keys applies to rw-register only",
-		`check.transactional(workload = "list-append", init = 0)`:                     "an initial state applies to rw-register only",
+		`check.transactional(workload = "list-append", init = 0)`:                     "a list-append history can only start empty",
 		`check.transactional(workload = "rw-register", transaction_order = {"a": 1})`: "transaction_order: want {completion index: position}",
 		`check.transactional(workload = "list-append", transaction_order = {1: 1})`:   "transaction-order applies to rw-register only",
 		`check.transactional(workload = "rw-register", linearizable_keys = "yes")`:    "linearizable_keys",
 	} {
 		if _, err := exec(t, src); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one containing %q", src, err, want)
+		}
+	}
+}
+
+// A run's list-append check knows every key starts empty, so an element
+// nobody appended is a garbage read (faultline check without --init takes it,
+// as Elle, for one that may predate the history).
+func TestStarlarkTransactionalAppendStartsEmpty(t *testing.T) {
+	g, err := exec(t, `
+plain = check.transactional(workload = "list-append", consistency_models = ["read-uncommitted"])
+empty = check.transactional(workload = "list-append", consistency_models = ["read-uncommitted"], init = [])
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phantom := testhist.JepsenLog(t, "0 :invoke :txn [[:append :x 1]]", "0 :ok :txn [[:append :x 1]]", "1 :invoke :txn [[:r :x nil]]", "1 :ok :txn [[:r :x [1 7]]]")
+	for _, name := range []string{"plain", "empty"} {
+		c, _ := FromStarlark(g[name])
+		if r := run(t, c, phantom); r.Valid != check.Invalid || fmt.Sprint(r.Details["anomaly_types"]) != "[empty-transaction-graph garbage-read]" {
+			t.Errorf("%s: %s %v: %s", name, r.Valid, r.Details["anomaly_types"], r.Summary)
 		}
 	}
 }
