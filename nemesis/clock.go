@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,12 @@ func init() {
 			"seen at both levels (strobe), the tick read back (skew) or near zero (reset); every other node's offset unchanged",
 		Needs:    []string{"clock", "root"},
 		Evidence: &Decl{Kind: "landed", Min: 1},
+		// Last in rank: a clause that names another fault and mentions a
+		// clock ("kill -9 the leader, timed on the monotonic clock") stays
+		// that fault. The plan compiler reads the mode and its parameters
+		// (plans/compile_faultparams.go).
+		Plan: &PlanPhrases{Phrases: "clock skew, clock bump +Ns, clock jump back Ns, clock strobe, clock drift, time drift at rate 1.1, clock reset",
+			Target: "nodes", Rank: 50, Match: regexp.MustCompile(`(?i)\bclocks?\b|\btime[- ](?:drift\w*|jumps?|skew\w*|shifts?|warp\w*)`)},
 		Validate: func(v any) error { _, err := parseClockSpec(v); return err },
 		inject:   func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.startClock(ctx, v) },
 		end:      func(w *Worker, ctx context.Context, _ any) (outcome, error) { return w.stopClock(ctx) },

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,15 @@ func init() {
 		Network: true, Effect: "packets through netem",
 		Landing: "the netem qdisc read back on each victim's cluster interface with every parameter asked for, and packets through it (tc -s) when removed",
 		Needs:   []string{"tc-netem", "root"},
+		// A plan with no landing field of its own gets the read-back
+		// above as its evidence (spec §5).
+		Evidence: &Decl{Kind: "landed", Min: 1},
+		// Before loss (rank 30): "packet loss 30%" stays the loss fault,
+		// which works everywhere, but a clause that asks for something
+		// only netem does (reordering, duplication, corruption, jitter, a
+		// rate limit, or netem by name) is netem, its loss included.
+		Plan: &PlanPhrases{Phrases: "netem, packet reordering, reorder N%, duplicate packets N%, packet duplication, corrupt packets, packet corruption, jitter, rate limit 1mbit",
+			Target: "nodes", Rank: 25, Match: netemPhrase},
 		Validate: func(v any) error {
 			_, err := netemArgs(v)
 			return err
@@ -32,6 +42,19 @@ func init() {
 		open:   func(w *Worker) bool { return w.shaped != nil && w.shapedKind == "netem" },
 	})
 }
+
+// netemPhrase matches a plan clause that asks for what only netem does:
+// netem by name, jitter (also as "50ms ± 10ms"), a rate limit, and
+// reordering, duplication or corruption said of packets or with a
+// percentage, so "reordered writes" or "corrupt the WAL" are not netem.
+var netemPhrase = func() *regexp.Regexp {
+	alts := []string{`\bnetem\b`, `\bjitter\b`, `\brate[- ]limit\w*`, `\d\s*(?:ms|s|us)\s*(?:±|\+/-)\s*\d`}
+	for _, stem := range []string{`reorder\w*`, `duplicat\w*`, `corrupt\w*`} {
+		alts = append(alts, `\b`+stem+`\s+(?:of\s+)?(?:\d+(?:\.\d+)?\s*%\s+(?:of\s+)?)?(?:the\s+)?packets?\b`,
+			`\bpackets?\s+`+stem, `\b`+stem+`\s+\d+(?:\.\d+)?\s*%`, `\d+(?:\.\d+)?\s*%\s+(?:of\s+)?(?:packets?\s+)?`+stem)
+	}
+	return regexp.MustCompile(`(?i)` + strings.Join(alts, "|"))
+}()
 
 // netemArgs turns a start-netem value into tc netem's arguments, checked:
 // times such as "50ms", probabilities in (0, 1], a tc rate ("1mbit").

@@ -25,6 +25,9 @@ type faultKind struct {
 	target  string // the builtin's target argument: "spec" (partition) or "nodes"
 	// evidence is the fault's default landing evidence (spec §5), "" for none.
 	evidence string
+	// validate is the fault's own check of an inject value
+	// (nemesis.Fault.Validate), nil for none.
+	validate func(any) error
 }
 
 // faultKinds are read from nemesis' fault registry, in its match order
@@ -38,7 +41,7 @@ func planFaults() []faultKind {
 	out := make([]faultKind, len(fs))
 	for i, f := range fs {
 		out[i] = faultKind{kind: f.Name, phrases: f.Plan.Phrases, re: f.Plan.Match, call: "nemesis." + f.Name,
-			target: f.Plan.Target, evidence: evidenceCall(f.Evidence)}
+			target: f.Plan.Target, evidence: evidenceCall(f.Evidence), validate: f.Validate}
 	}
 	return out
 }
@@ -116,9 +119,6 @@ var faultNoise = regexp.MustCompile(`(?i)\bin the (?:smoke|hardening|release) ti
 // apart"): the count is the budget's, the spacing applies to the faults before.
 var faultCount = regexp.MustCompile(`(?i)^\d+\s+(?:kills?|partitions?|faults?|pauses?|crashes)\b`)
 
-// lossRe reads the probability of a packet-loss clause.
-var lossRe = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
-
 // tierQualifier reads which tier a schedule clause is for ("repeat the
 // pair every 2 min in the hardening tier", "4 kills per hardening run").
 var tierQualifier = regexp.MustCompile(`(?i)\bin the (smoke|hardening|release) tier\b|\bper (smoke|hardening|release) run\b`)
@@ -157,24 +157,19 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 		}
 		switch {
 		case k != nil && !faultCount.MatchString(clause):
-			ft := fault{kind: k, args: sched, text: clause}
-			if spec := matchTarget(clause); spec != "" {
-				ft.spec = spec
-			} else if k.kind == "loss" {
-				ft.spec = "all" // packet loss with no target: every node (documented)
-			} else {
+			ft := fault{kind: k, args: sched, text: clause, spec: targetOf(k, clause)}
+			if ft.spec == "" {
 				c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("%s in %q names no target", k.kind, clause),
 					"say which nodes: "+targetNames())
 				continue
 			}
-			if k.kind == "loss" {
-				m := lossRe.FindStringSubmatch(clause)
-				if m == nil {
-					c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("packet loss in %q states no percentage", clause), `write "packet loss 30%"`)
-					continue
-				}
-				p, _ := strconv.ParseFloat(m[1], 64)
-				ft.args["probability"] = strconv.FormatFloat(p/100, 'g', -1, 64)
+			params, prob := k.params(clause, ft.spec)
+			if prob != nil {
+				c.diag(prob.sev, u, FieldFaults, f.Pos.Line, prob.msg, prob.fix)
+				continue
+			}
+			for a, v := range params {
+				ft.args[a] = starValue(v)
 			}
 			fs = append(fs, ft)
 		case len(sched) > 0 && len(fs) > 0:
@@ -309,7 +304,7 @@ func (ft fault) render() string {
 			delete(ft.args, "hold")
 		}
 	}
-	for _, a := range []string{"probability", "start", "hold", "interval", "restart"} {
+	for _, a := range append(slices.Clone(faultParamsOf[ft.kind.kind].order), "start", "hold", "interval", "restart") {
 		if v, ok := ft.args[a]; ok {
 			args = append(args, a+" = "+v)
 		}
@@ -324,8 +319,10 @@ func (ft fault) render() string {
 	case "pause":
 		args = append(args, "pattern = suite.db.kill_pattern")
 	case "kill":
+		// ready is optional in a recipe: the restart then ends when the
+		// process runs, not when it serves.
 		args = append(args, "pattern = suite.db.kill_pattern", "command = suite.db.start",
-			"pidfile = suite.db.pidfile", "logfile = suite.db.logfile")
+			"pidfile = suite.db.pidfile", "logfile = suite.db.logfile", `ready = getattr(suite.db, "ready", None)`)
 	}
 	return ft.kind.call + "(" + strings.Join(args, ", ") + ")"
 }
@@ -337,6 +334,15 @@ func matchFaultKind(clause string) *faultKind {
 		}
 	}
 	return nil
+}
+
+// targetOf is the target a clause names, else its kind's default (a
+// network condition: every node; a clock fault: one), else "".
+func targetOf(k *faultKind, clause string) string {
+	if spec := matchTarget(clause); spec != "" {
+		return spec
+	}
+	return faultParamsOf[k.kind].target
 }
 
 func matchTarget(clause string) string {

@@ -49,7 +49,17 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 			add(k.kind, k.phrases, "`"+k.call+"("+k.target+" = ...)`")
 		}
 	})
-	b.WriteString("\nPacket loss needs a percentage (`probability = 0.3` for 30%) and, with no target named, hits every node (`nodes = \"all\"`). Any other fault without a target is a warning.\n\n")
+	b.WriteString("\nThe rows are tried in this order, first match wins: a pause before a kill (\"kill -STOP\"), and netem before packet loss, so \"packet loss 30%\" stays `nemesis.loss` (which works on every kind of node, local ones too) while a clause that also asks for what only netem does (reordering, duplication or corruption of packets, jitter, a rate limit, or netem by name) is one `nemesis.netem` carrying its loss too. A clock that a clause only mentions beside another fault (\"kill -9 the leader, timed on the monotonic clock\") leaves it that fault.\n\n")
+	b.WriteString("With no target named, packet loss and netem hit every node (`nodes = \"all\"`) and a clock fault one node (`nodes = \"one\"`: clock faults are about nodes that disagree). Any other fault without a target is a warning.\n\n")
+	b.WriteString("### Fault parameters\n\nA fault's own parameters are read from its clause, with the schedule phrases below cut out first (so \"for 20s\" is never an offset); a parameter the clause leaves out gets the default shown, or, with \"none\", is left out of the call. Parameters the fault would refuse (a clock rate outside 0.9 to 1.1, a strobe period under 100ms, a zero offset, a percentage over 100, netem with nothing to do) are an error at the Faults line (lint rule fault-params), checked by the fault's own validation, since the scenario could not load. Clock faults run only on nodes with their own kernels (`faultline cluster up --vm`); netem only where the nodes' kernels have sch_netem: see docs/clock-faults.md and `faultline probe --nodes-file`.\n\n")
+	mdTable(&b, []string{"Fault", "Argument", "Plan phrases", "Default"}, func(add func(...string)) {
+		for _, k := range faultKinds {
+			for _, p := range faultParamsOf[k.kind].doc {
+				add(k.kind, "`"+p.arg+"`", p.phrases, p.def)
+			}
+		}
+	})
+	b.WriteString("\n")
 	mdTable(&b, []string{"Target (spec)", "Plan phrases"}, func(add func(...string)) {
 		for _, t := range faultTargets {
 			add("`\""+t.spec+"\"`", t.phrases)

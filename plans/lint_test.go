@@ -148,6 +148,7 @@ var lintCases = []lintCase{
 	{"unclosed fence", "fence-unclosed", "", "", []edit{{"## 7d.", "```\n## 7d."}}},
 	{"zero hold", "duration-nonpositive", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s for 0s"}}},
 	{"negative budget duration", "duration-nonpositive", "S1", FieldSmoke, []edit{{"3 nodes, 1 min, 0 faults", "3 nodes, -1 min, 0 faults"}}},
+	{"clock rate out of range", "fault-params", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s; time drift at rate 1.5 on one node"}}},
 	// Warnings.
 	{"title", "title", "", "", []edit{{"# Test Plan: mini", "# Mini plan"}}},
 	{"header missing", "header", "", HeaderStatus, []edit{{"**Status:** reviewed\n", ""}}},

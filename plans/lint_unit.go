@@ -211,6 +211,7 @@ func (l *linter) unit(u unit) {
 	}
 	l.budgets(u)
 	l.durations(u)
+	l.faultParams(u)
 	l.model(u)
 }
 

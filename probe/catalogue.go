@@ -16,14 +16,20 @@ type capability struct {
 // catalogue is the set of capabilities the probe knows how to verify (spec §8.1
 // categories: container runtime, toolchains, backends, fault tools, kernel).
 var catalogue = map[string]capability{
-	"root":        {aliases: []string{"root", "cap_net_admin", "sudo"}, root: true},
-	"iptables":    {aliases: []string{"iptables"}, cmds: [][]string{{"iptables", "--version"}}, install: "apt-get install iptables"},
-	"tc-netem":    {aliases: []string{"netem", "tc-netem"}, cmds: [][]string{{"tc", "-V"}}, module: "sch_netem", config: "CONFIG_NET_SCH_NETEM", install: "apt-get install iproute2"},
+	"root":     {aliases: []string{"root", "cap_net_admin", "sudo"}, root: true},
+	"iptables": {aliases: []string{"iptables"}, cmds: [][]string{{"iptables", "--version"}}, install: "apt-get install iptables"},
+	"tc-netem": {aliases: []string{"netem", "tc-netem"}, cmds: [][]string{{"tc", "-V"}}, module: "sch_netem", config: "CONFIG_NET_SCH_NETEM", install: "apt-get install iproute2"},
+	// delay is nemesis.delay's need: netem, or NFQUEUE for faultline's
+	// agent where the kernel lacks netem. The nodes tell which (Cluster);
+	// on the host alone it is probed as netem.
+	"delay":       {aliases: []string{"network delay"}, cmds: [][]string{{"tc", "-V"}}, module: "sch_netem", config: "CONFIG_NET_SCH_NETEM", install: "apt-get install iproute2"},
 	"netns":       {aliases: []string{"network namespace", "netns"}, cmds: [][]string{{"ip", "-V"}}, files: []string{"proc/self/ns/net"}, install: "apt-get install iproute2"},
 	"cgroups":     {aliases: []string{"cgroup"}, files: []string{"sys/fs/cgroup/cgroup.controllers", "sys/fs/cgroup/blkio"}},
 	"sshd":        {aliases: []string{"sshd", "openssh-server"}, cmds: [][]string{{"sshd", "-V"}, {"/usr/sbin/sshd", "-V"}}, install: "apt-get install openssh-server"},
 	"libfaketime": {aliases: []string{"libfaketime", "faketime"}, cmds: [][]string{{"faketime", "--version"}}, install: "apt-get install faketime"},
-	"clock":       {aliases: []string{"clock control", "clock-control", "cap_sys_time"}, cmds: [][]string{{"date", "--version"}}, root: true},
+	// clock is judged from the nodes (cluster.go): clock faults need every
+	// node on a kernel of its own, which nothing on the host can tell.
+	"clock":       {aliases: []string{"clock control", "clock-control", "cap_sys_time"}},
 	"dm-flakey":   {aliases: []string{"dm-flakey", "dm_flakey"}, cmds: [][]string{{"dmsetup", "--version"}}, root: true, module: "dm_flakey", config: "CONFIG_DM_FLAKEY"},
 	"toxiproxy":   {aliases: []string{"toxiproxy"}, cmds: [][]string{{"toxiproxy-server", "--version"}}},
 	"docker":      {aliases: []string{"docker"}, cmds: [][]string{{"docker", "--version"}}, install: "apt-get install docker.io"},
@@ -40,6 +46,6 @@ var catalogue = map[string]capability{
 // catalogueOrder fixes the order capabilitiesIn reports names in, so results
 // do not depend on map iteration.
 var catalogueOrder = []string{
-	"root", "iptables", "tc-netem", "netns", "cgroups", "sshd", "libfaketime", "clock", "dm-flakey",
+	"root", "iptables", "tc-netem", "delay", "netns", "cgroups", "sshd", "libfaketime", "clock", "dm-flakey",
 	"toxiproxy", "docker", "compose", "podman", "etcd-server", "postgresql", "minio", "go", "cargo", "sh",
 }

@@ -45,6 +45,10 @@ type Options struct {
 	Skip    []string        // requirement names, capabilities or scenario ids to skip
 	Timeout time.Duration   // per version command; 0 means 5s
 	Env     Env
+	// Cluster is what was read of the run's nodes (ReadCluster); clock
+	// faults and netem are judged from it, not from the host. nil: no
+	// nodes were given.
+	Cluster *Cluster
 }
 
 // Row is one verified requirement.
@@ -69,7 +73,7 @@ func Check(ctx context.Context, reqs []Requirement, o Options) Matrix {
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
-	m := Matrix{Rows: make([]Row, 0, len(reqs))}
+	m := Matrix{Rows: make([]Row, 0, len(reqs)), Nodes: o.Cluster.Summary()}
 	for _, r := range reqs {
 		row := Row{Requirement: r}
 		var installs []string // package installs that would supply the absent parts
@@ -123,6 +127,8 @@ func verify(ctx context.Context, env Env, o Options, row *Row) []string {
 			if v {
 				res.present = AssumedYes
 			}
+		} else if r, ok := o.Cluster.judge(c); ok {
+			res = r
 		} else {
 			res = probeOne(ctx, env, o.Timeout, c)
 		}

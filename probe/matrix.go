@@ -8,15 +8,27 @@ import (
 // Matrix is the environment capability matrix of a session.
 type Matrix struct {
 	Rows []Row `json:"rows"`
+	// Nodes sums up the run's nodes (Cluster.Summary): what each kernel
+	// allows, and whether clock faults and netem can land; none when no
+	// nodes were probed.
+	Nodes []string `json:"nodes,omitempty"`
 }
 
-// Markdown renders the matrix for the session log: the table
+// Markdown renders the matrix for the session log: the nodes' summary
+// when nodes were probed, the table
 // `Requirement | Present? | Version | Source`, then the install commands the
 // operator may run (never run by faultline), what is missing and not trivially
 // installable with the scenarios it blocks, and every disagreement between
 // what the operator said and what the probe found.
 func (m Matrix) Markdown() string {
 	var b strings.Builder
+	if len(m.Nodes) > 0 {
+		b.WriteString("Nodes:\n")
+		for _, l := range m.Nodes {
+			b.WriteString("- " + l + "\n")
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("| Requirement | Present? | Version | Source |\n|---|---|---|---|\n")
 	for _, r := range m.Rows {
 		present := string(r.Present)

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/faultline/faultline/nemesis"
@@ -30,12 +31,32 @@ var capabilityUses = append(faultUses(),
 func faultUses() []capabilityUse {
 	var out []capabilityUse
 	for _, f := range nemesis.Faults() {
-		if f.Name != "" && len(f.Needs) > 0 {
-			out = append(out, capabilityUse{"nemesis." + f.Name, f.Needs, f.Network})
+		if f.Name == "" || len(f.Needs) == 0 {
+			continue
 		}
+		needs := slices.Clone(f.Needs)
+		for i, n := range needs {
+			if sub, ok := substitutes[f.Name][n]; ok {
+				needs[i] = sub
+			}
+		}
+		out = append(out, capabilityUse{"nemesis." + f.Name, needs, f.Network && !slices.Contains(meshCannot, f.Name)})
 	}
 	return out
 }
+
+// substitutes are needs a fault can meet another way, by fault: the
+// capability the probe checks instead. nemesis.delay lands with netem or,
+// where a node's kernel lacks it, faultline's NFQUEUE agent
+// (nemesis/delay.go), so its tc-netem is "delay", which the nodes judge
+// as either.
+var substitutes = map[string]map[string]string{"delay": {"tc-netem": "delay"}}
+
+// meshCannot are the network faults faultline's proxy mesh does not carry
+// for local nodes (nemesis.netem refuses there: the mesh cannot reorder,
+// duplicate or corrupt packets), so they keep their needs in local mode
+// and the local cluster answers no.
+var meshCannot = []string{"netem"}
 
 // Uses maps each compiled unit to the capabilities it uses, for
 // Requirements; local says the run's nodes are local (--local), whose

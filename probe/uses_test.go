@@ -18,7 +18,7 @@ func TestUsesFaultCapabilities(t *testing.T) {
 	}
 	got := Uses(compiled, false)
 	want := map[string][]string{
-		"S1": {"root", "tc-netem", "iptables"},
+		"S1": {"root", "delay", "iptables"},
 		"S3": {"iptables", "root", "postgresql"},
 	}
 	if len(got) != len(want) {
@@ -34,5 +34,15 @@ func TestUsesFaultCapabilities(t *testing.T) {
 	local := Uses(compiled, true)
 	if _, ok := local["S1"]; ok || !slices.Equal(local["S3"], []string{"postgresql"}) {
 		t.Errorf("local uses %v: network faults need no host capability", local)
+	}
+	// The mesh cannot do netem, and local nodes share the controller's
+	// clock: both keep their needs, which the local cluster answers no.
+	more := []plans.CompiledScenario{
+		{ID: "S4", Source: `nemesis = nemesis.netem(nodes = "all", reorder = 0.25, delay = "50ms")`},
+		{ID: "S5", Source: `nemesis = nemesis.clock(nodes = "one", mode = "bump", delta = "30s")`},
+	}
+	local = Uses(more, true)
+	if !slices.Contains(local["S4"], "tc-netem") || !slices.Contains(local["S5"], "clock") {
+		t.Errorf("local uses %v: netem and clock need the nodes' kernels", local)
 	}
 }

@@ -6,16 +6,18 @@ import (
 	"io"
 	"os"
 
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/probe"
 	"github.com/faultline/faultline/report"
 )
 
 // probeEnvironment discovers the system's own tooling and verifies what the
-// plan needs, asking the operator first when f.Ask is set. The results go
-// into the session log header.
+// plan needs, asking the operator first when f.Ask is set; the run's nodes
+// (pool, nil for none) decide what only they can tell, such as whether
+// clock faults can land. The results go into the session log header.
 func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.CompiledScenario, f Options,
-	header *report.Header, stderr io.Writer) (probe.Matrix, error) {
+	pool *control.Pool, header *report.Header, stderr io.Writer) (probe.Matrix, error) {
 	wd, _ := os.Getwd()
 	for _, t := range probe.Discover(wd) {
 		line := fmt.Sprintf("`%s` — %s", t.Path, t.Role)
@@ -41,6 +43,9 @@ func probeEnvironment(ctx context.Context, p *plans.Plan, compiled []plans.Compi
 			return probe.Matrix{}, usage("capability questions: %w", err)
 		}
 		opts.Said, opts.Skip = said.Said, append(opts.Skip, said.Skip...)
+	}
+	if probe.FromNodes(reqs) {
+		opts.Cluster = probe.ReadCluster(ctx, pool, f.Nodes.Local)
 	}
 	m := probe.Check(ctx, reqs, opts)
 	header.Capabilities = m.Markdown()

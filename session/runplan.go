@@ -91,7 +91,7 @@ func RunPlan(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	header := report.Header{Plan: path, Seed: f.Seed, Tier: f.Tier, SUT: p.HeaderValue("SUT")}
-	matrix, err := probeEnvironment(ctx, p, compiled, f, &header, stderr)
+	matrix, err := probeEnvironment(ctx, p, compiled, f, pool, &header, stderr)
 	if err != nil {
 		return nil, err
 	}

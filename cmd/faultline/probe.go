@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/probe"
 	"github.com/faultline/faultline/session"
@@ -15,12 +16,14 @@ func newProbeCmd() *cobra.Command {
 	var assume, skip, libs []string
 	var local bool
 	var suite string
+	var nodes session.Nodes
 	cmd := &cobra.Command{
 		Use:   "probe PLAN.md",
 		Short: "Show the environment capability matrix a plan needs (installs nothing)",
 		Long:  help("probe"),
 		Example: `  faultline probe examples/plans/demo.md --local
-  faultline probe plan.md --assume iptables=present --skip tc-netem`,
+  faultline probe plan.md --assume iptables=present --skip tc-netem
+  faultline probe plan.md --nodes-file cluster/nodes   # clock faults and netem judged on the nodes`,
 		Args: exactlyOne("probe", "PLAN.md"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, ds, err := plans.Load(args[0])
@@ -44,6 +47,18 @@ func newProbeCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%w", err)
 			}
+			// The nodes, when named, decide clock faults and netem: their
+			// kernels, not the host's.
+			var pool *control.Pool
+			if !local {
+				if pool, err = nodes.SSHPool(); err != nil {
+					return exitOf(err)
+				}
+				if pool != nil {
+					defer pool.Close()
+				}
+			}
+			opts.Cluster = probe.ReadCluster(cmd.Context(), pool, local)
 			m := probe.Check(cmd.Context(), probe.Requirements(p, probe.Uses(compiled, local)), opts)
 			fmt.Fprint(cmd.OutOrStdout(), m.Markdown())
 			for _, c := range compiled {
@@ -63,6 +78,7 @@ func newProbeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&local, "local", false, "the plan will run with --local: network faults go through faultline's proxy mesh and need no host capability")
 	cmd.Flags().StringArrayVar(&skip, "skip", nil, "a capability or scenario id to skip (repeatable)")
 	cmd.Flags().StringArrayVar(&libs, "lib", nil, "load root NAME=DIR the suite loads from: the plan's scenarios are loaded with it, as run would (repeatable)")
+	registerNodes(cmd.Flags(), &nodes)
 	cmd.Flags().StringVar(&suite, "suite", "", "with --lib: the suite file run would use (default: the plan's Suite: header, else faultline.star beside the plan)")
 	return cmd
 }
