@@ -72,11 +72,14 @@ func (p *Pool) Slowdown() float64 {
 	return p.slowdown
 }
 
-// ScaleTimeout stretches d by the pool's slowdown, capped at
-// MaxTimeoutScale: op timeouts and readiness waits on slow (emulated)
-// nodes. A nil pool and a zero d are left alone.
+// Scale is the factor budgets allow slow nodes: the slowdown, capped at
+// MaxTimeoutScale, and 1 for nodes as fast as the host.
+func (p *Pool) Scale() float64 { return min(p.Slowdown(), MaxTimeoutScale) }
+
+// ScaleTimeout stretches d by the pool's Scale: op timeouts and readiness
+// waits on slow (emulated) nodes. A nil pool and a zero d are left alone.
 func (p *Pool) ScaleTimeout(d time.Duration) time.Duration {
-	f := min(p.Slowdown(), MaxTimeoutScale)
+	f := p.Scale()
 	if d <= 0 || f <= 1 {
 		return d
 	}

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"math/bits"
 	"math/rand/v2"
+	"time"
 
 	"github.com/faultline/faultline/history"
 )
@@ -46,7 +47,16 @@ type Context struct {
 	// op fell due after it: the schedule ran to that instant even though no
 	// op was recorded there, so the run's duration counts up to it.
 	covered int64
+	// nemesisTime is how long the nemesis thread has spent running its
+	// completed steps (NemesisTime).
+	nemesisTime int64
 }
+
+// NemesisTime is the total time the nemesis thread has spent running its
+// completed steps. A fault schedule treats it as time that did not pass,
+// so that steps slow to apply (on emulated nodes, say) keep the spacing
+// the schedule gave them (see Alongside and nemesis.Package.Within).
+func (c *Context) NemesisTime() time.Duration { return time.Duration(c.nemesisTime) }
 
 // coveredUntil notes that a time-limited generator's schedule reached t.
 func (c *Context) coveredUntil(t int64) {

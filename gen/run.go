@@ -89,6 +89,7 @@ type Summary struct {
 	Invoked, OK, Fail, Info int64
 	Nemesis                 int64
 	Duration                time.Duration // wall time, or simulated time in virtual mode
+	NemesisTime             time.Duration // spent in completed nemesis steps (Context.NemesisTime)
 	Cancelled               bool          // ctx was cancelled before the generator was done
 }
 
@@ -199,6 +200,7 @@ func (r *runner) run() (err error) {
 			err = fmt.Errorf("gen: run: panic in the interpreter loop: %v", p)
 		}
 		r.sum.Duration = r.eng.shutdown()
+		r.sum.NemesisTime = r.ctx.NemesisTime()
 		if c := time.Duration(r.ctx.covered); r.exhausted && c > r.sum.Duration {
 			// The last op fell due after the time limit: the schedule
 			// covered the whole limit though nothing was recorded at its end.
@@ -364,6 +366,9 @@ func (r *runner) complete(s int, ticket uint64, comp history.Op, at int64) {
 		comp.Type = history.Info
 	}
 	comp.FaultEpoch = r.epoch
+	if nemesis {
+		r.ctx.nemesisTime += comp.Time - inv.Time
+	}
 	sl.state, sl.inv = idle, history.Op{}
 	r.ctx.markFree(s)
 	r.outstanding--

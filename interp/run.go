@@ -22,6 +22,7 @@ import (
 	"github.com/faultline/faultline/internal/seed"
 	"github.com/faultline/faultline/nemesis"
 	stargen "github.com/faultline/faultline/star/gen"
+	"github.com/faultline/faultline/verdict"
 )
 
 // RunOptions configure one run of one scenario.
@@ -54,11 +55,15 @@ type Replay struct {
 
 // Result is what one run of a scenario produced.
 type Result struct {
-	Scenario    string
-	Tier        string
-	Seed        uint64
-	Virtual     bool // simulated time: the run replays byte for byte from Seed
-	Budget      Budget
+	Scenario string
+	Tier     string
+	Seed     uint64
+	Virtual  bool // simulated time: the run replays byte for byte from Seed
+	Budget   Budget
+	// Scale is how many times slower than this host the nodes run, as
+	// budgets allow for it (control.Pool.Scale): op timeouts are stretched
+	// by it and op floors divided by it. 1 on nodes as fast as the host.
+	Scale       float64
 	Concurrency int
 	Summary     gen.Summary
 	Check       check.Result
@@ -116,7 +121,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
-	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc,
+	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc, Scale: 1,
 		Virtual: s.Time == "virtual" || (s.Time == "auto" && s.Client.Simulated() && !o.Realtime)}
 	if s.Nemesis != nil && o.Replay == nil {
 		r.Scheduled = s.Nemesis.Planned(b.Duration)
@@ -176,16 +181,20 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 		}
 		nemWorker = w
-		if o.Replay == nil {
-			g = gen.Any(g, gen.Nemesis(s.Nemesis.Generator()))
-		}
 		// Heal on every way out: after the workload, on error, on cancel.
 		heal = healer(ctx, o.Pool, scripts, r)
 		defer heal()
 	}
 	if o.Replay == nil {
 		// A replay ends with its schedule, final heal included.
-		g = gen.TimeLimit(b.Duration, g)
+		if s.Nemesis != nil {
+			// The load runs its time on the schedule's clock, which stands
+			// still while a fault is being applied: on slow nodes every fault
+			// still lands under load, with the plan's spacing around it.
+			g = gen.Alongside(b.Duration, g, gen.Nemesis(s.Nemesis.Within(b.Duration)))
+		} else {
+			g = gen.TimeLimit(b.Duration, g)
+		}
 		if s.Nemesis != nil {
 			g = gen.Then(g, gen.Nemesis(s.Nemesis.Final()))
 		}
@@ -229,6 +238,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	// for the emulation's slowness alone.
 	opTimeout := s.OpTimeout
 	if !r.Virtual {
+		r.Scale = o.Pool.Scale()
 		opTimeout = o.Pool.ScaleTimeout(s.OpTimeout)
 		if opTimeout != s.OpTimeout && o.Log != nil {
 			o.Log(fmt.Sprintf("op timeout %s scaled to %s: the nodes run %.1fx slower than this host (their nodes file says)", s.OpTimeout, opTimeout, o.Pool.Slowdown()))
@@ -243,6 +253,12 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			limit = o.Replay.duration()
 		} else if final != nil {
 			limit += s.FinalTimeout + opTimeout // the final phase's own bound
+		}
+		if s.Nemesis != nil && o.Replay == nil {
+			// The load waits out the nemesis's steps (gen.Alongside): allow
+			// each planned step (an inject and its heal, or a custom
+			// schedule's few) its own timeout, and the final heal one.
+			limit += time.Duration(2*max(len(r.Scheduled), 1)+1) * gen.DefaultNemesisTimeout
 		}
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit+opTimeout+10*time.Second,
 			errors.New("budget exhausted"))
@@ -279,6 +295,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	sum, runErr := gen.Run(runCtx, g, cfg)
 	live.stop()
 	r.Summary = sum
+	if sum.NemesisTime >= time.Second && o.Log != nil && o.Replay == nil {
+		o.Log(fmt.Sprintf("the nemesis spent %s applying and healing faults; the schedule's clock stood still meanwhile, so the load ran that much past its %s",
+			sum.NemesisTime.Round(100*time.Millisecond), b.Duration))
+	}
 	r.Interrupted = sum.Cancelled || ctx.Err() != nil
 	if err := journal.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("journal: %w", err)
@@ -291,8 +311,8 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, scriptError(runErr))
 	}
 
-	if b.MinOps > 0 && sum.OK < b.MinOps {
-		r.Problems = append(r.Problems, fmt.Sprintf("only %d ops completed ok; the %s budget needs %d", sum.OK, o.Tier, b.MinOps))
+	if need := verdict.ScaledFloor(b.MinOps, r.Scale); b.MinOps > 0 && sum.OK < need {
+		r.Problems = append(r.Problems, fmt.Sprintf("only %d ops completed ok; the %s budget needs %s", sum.OK, o.Tier, verdict.FloorText(b.MinOps, r.Scale)))
 	}
 	if r.Interrupted {
 		r.Problems = append(r.Problems, "the run was interrupted before its budget ended")

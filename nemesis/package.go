@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/faultline/faultline/gen"
@@ -29,6 +30,17 @@ func (p *Package) Name() string { return p.name }
 
 // Generator returns the fault cycles (nemesis ops, not yet routed).
 func (p *Package) Generator() gen.Generator { return p.gen }
+
+// Within returns the fault cycles for a workload of d: every inject the
+// schedule puts before d (on its own clock, as Planned lists them), each
+// held for its hold once landed and then healed, however late that is;
+// nothing is injected after. A custom package's ops simply stop at d.
+func (p *Package) Within(d time.Duration) gen.Generator {
+	if t, ok := p.gen.(*timeline); ok {
+		return t.within(d)
+	}
+	return gen.TimeLimit(d, p.gen)
+}
 
 // Final returns the generator that heals what the cycles may leave.
 func (p *Package) Final() gen.Generator { return p.final }
@@ -137,9 +149,11 @@ type Scheduled struct {
 // then its final heal, touching no node: what a run's nemesis would do.
 func (p *Package) Preview(d time.Duration) ([]Scheduled, error) {
 	rec := &previewer{}
-	g := gen.Then(gen.TimeLimit(d, gen.Nemesis(p.Generator())), gen.Nemesis(p.Final()))
+	g := gen.Then(gen.Nemesis(p.Within(d)), gen.Nemesis(p.Final()))
+	// Steps take no time here, so the times listed are the schedule's own.
 	_, err := gen.Run(context.Background(), g, gen.Config{Concurrency: 1, Virtual: true, Nemesis: rec,
-		Client: func(int, int) (gen.Worker, error) { return &previewer{}, nil }})
+		Client:  func(int, int) (gen.Worker, error) { return &previewer{}, nil },
+		Latency: func(*rand.Rand, history.Op) time.Duration { return 0 }})
 	if err != nil {
 		return nil, fmt.Errorf("preview %s: %w", p.Name(), err)
 	}

@@ -49,7 +49,8 @@ func mustCycle(t *testing.T, name string, v any, tm Timing) *Package {
 
 // TestCycleSchedules: a cycle built in Go steps at fixed run times (first
 // fault one interval in), each fault with its own end op, then the final
-// heal.
+// heal. What runs is what Planned lists: no inject due at or after the
+// workload's end.
 func TestCycleSchedules(t *testing.T) {
 	proc := map[string]any{"nodes": "one", "pattern": "etcd", "restart": []any{"etcd"}}
 	tests := []struct {
@@ -59,17 +60,17 @@ func TestCycleSchedules(t *testing.T) {
 		want []string
 	}{
 		{"partition", "one", timing(-1, 5, 5, true),
-			[]string{"start-partition", "stop-partition", "start-partition", "stop-partition", "start-partition", "heal"}},
+			[]string{"start-partition", "stop-partition", "start-partition", "stop-partition", "heal"}},
 		{"loss", map[string]any{"nodes": "all", "probability": 0.5}, timing(-1, 10, 10, true),
-			[]string{"start-loss", "stop-loss", "start-loss", "heal"}},
-		{"kill", proc, timing(-1, 10, 10, true), []string{"kill", "start", "kill", "heal"}},
+			[]string{"start-loss", "stop-loss", "heal"}},
+		{"kill", proc, timing(-1, 10, 10, true), []string{"kill", "start", "heal"}},
 		{"pause", proc, timing(-1, 10, 20, true), []string{"pause", "resume", "heal"}},
 		{"bandwidth", map[string]any{"nodes": "all", "rate": "10kbit"}, timing(-1, 10, 10, true),
-			[]string{"start-bandwidth", "stop-bandwidth", "start-bandwidth", "heal"}},
+			[]string{"start-bandwidth", "stop-bandwidth", "heal"}},
 		{"delay", map[string]any{"nodes": "one", "delay": "100ms", "jitter": "10ms"}, timing(-1, 10, 10, true),
-			[]string{"start-delay", "stop-delay", "start-delay", "heal"}},
+			[]string{"start-delay", "stop-delay", "heal"}},
 		{"fill_disk", map[string]any{"nodes": "one", "path": "/opt/fill", "size": "10M"}, timing(-1, 10, 10, true),
-			[]string{"fill-disk", "free-disk", "fill-disk", "heal"}},
+			[]string{"fill-disk", "free-disk", "heal"}},
 	}
 	for _, tt := range tests {
 		if got := scheduleOf(t, mustCycle(t, tt.name, tt.v, tt.tm), 25*time.Second).fs; !slices.Equal(got, tt.want) {

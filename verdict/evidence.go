@@ -197,6 +197,10 @@ type Run struct {
 	OK          int64         `json:"ok"`         // client ops that completed ok
 	Seeds       int           `json:"seeds"`      // distinct seeds run
 	Repetitions int           `json:"repetitions"`
+	// Scale is how many times slower than the controller the nodes ran, as
+	// budgets allow for it (capped); op floors are divided by it. 0 or 1:
+	// as fast as the controller.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // Load is the throughput the run sustained against the plan's expectation.
@@ -352,7 +356,7 @@ func (e *Evidence) faultActive() bool {
 // evidence, however many were issued).
 func (e *Evidence) measured() Measured {
 	r := e.Run
-	return Measured{Nodes: r.Nodes, Duration: r.Duration, Ops: e.checkedOps(), Faults: e.landedFaults(), Seeds: r.Seeds, Repetitions: r.Repetitions}
+	return Measured{Nodes: r.Nodes, Duration: r.Duration, Ops: e.checkedOps(), Faults: e.landedFaults(), Seeds: r.Seeds, Repetitions: r.Repetitions, Scale: r.Scale}
 }
 
 // checkedOps is how many ops count toward an op floor: those the oracle

@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,7 @@ type Measured struct {
 	Faults      int // faults whose landing evidence was seen, not merely injected
 	Seeds       int
 	Repetitions int
+	Scale       float64 // the nodes' slowdown as budgets allow it (Run.Scale)
 }
 
 // TierMet returns the strongest tier the measurement meets, with one line per
@@ -100,8 +102,8 @@ func shortfalls(r TierRequirement, m Measured) []string {
 	if m.Duration < r.Duration {
 		s = append(s, fmt.Sprintf("duration %s < %s", m.Duration, r.Duration))
 	}
-	if m.Ops < r.Ops {
-		s = append(s, fmt.Sprintf("ops %d < %d", m.Ops, r.Ops))
+	if m.Ops < ScaledFloor(r.Ops, m.Scale) {
+		s = append(s, fmt.Sprintf("ops %d < %s", m.Ops, FloorText(r.Ops, m.Scale)))
 	}
 	if m.Faults < r.Faults {
 		s = append(s, fmt.Sprintf("faults landed %d < %d", m.Faults, r.Faults))
@@ -113,4 +115,25 @@ func shortfalls(r TierRequirement, m Measured) []string {
 		s = append(s, fmt.Sprintf("repetitions %d < %d", m.Repetitions, r.Repetitions))
 	}
 	return s
+}
+
+// ScaledFloor is an op floor for nodes scale times slower than the
+// controller: a slower system completes fewer ops in the same time, so the
+// floor a budget declares is divided by the scale (rounded up). A scale of
+// 1 or less leaves it alone.
+func ScaledFloor(ops int64, scale float64) int64 {
+	if scale <= 1 || ops <= 0 {
+		return ops
+	}
+	return int64(math.Ceil(float64(ops) / scale))
+}
+
+// FloorText names an op floor as ScaledFloor applies it, saying so when it
+// was scaled: "100 (1000 for nodes as fast as the controller; these ran
+// 10x slower)".
+func FloorText(ops int64, scale float64) string {
+	if n := ScaledFloor(ops, scale); n != ops {
+		return fmt.Sprintf("%d (%d for nodes as fast as the controller; these ran %.3gx slower)", n, ops, scale)
+	}
+	return fmt.Sprint(ops)
 }

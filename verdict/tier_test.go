@@ -32,6 +32,13 @@ func TestTierMet(t *testing.T) {
 		{"undeclared smoke is skipped", map[Tier]TierRequirement{TierHardening: hardReq}, hardRun, TierHardening, []string{"hardening tier met"}},
 		{"release disclosed, not declared", map[Tier]TierRequirement{TierSmoke: smokeReq, TierHardening: hardReq}, Measured{Nodes: 9, Duration: 48 * time.Hour, Ops: 1e7, Faults: 99, Seeds: 99, Repetitions: 99}, TierHardening, nil},
 		{"zero requirement is met by anything", map[Tier]TierRequirement{TierSmoke: {}}, Measured{}, TierSmoke, []string{"smoke tier met"}},
+		{"slow nodes: the op floor divided by their scale", map[Tier]TierRequirement{TierSmoke: smokeReq},
+			Measured{Nodes: 3, Duration: 3 * time.Minute, Ops: 200, Seeds: 1, Scale: 10}, TierSmoke, []string{"smoke tier met"}},
+		{"slow nodes: short of the scaled floor, said so", map[Tier]TierRequirement{TierSmoke: smokeReq},
+			Measured{Nodes: 3, Duration: 3 * time.Minute, Ops: 199, Seeds: 1, Scale: 10}, TierNone,
+			[]string{"ops 199 < 200 (2000 for nodes as fast as the controller; these ran 10x slower)"}},
+		{"slow nodes: other floors unscaled", map[Tier]TierRequirement{TierSmoke: smokeReq},
+			Measured{Nodes: 3, Duration: time.Minute, Ops: 200, Seeds: 1, Scale: 10}, TierNone, []string{"duration 1m0s < 2m0s"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,5 +74,17 @@ func TestTiers(t *testing.T) {
 	want := []Tier{TierSmoke, TierHardening, TierRelease}
 	if got := slices.Collect(Tiers()); !slices.Equal(got, want) {
 		t.Errorf("Tiers() = %v, want %v weakest first", got, want)
+	}
+}
+
+func TestScaledFloor(t *testing.T) {
+	for _, tt := range []struct {
+		ops   int64
+		scale float64
+		want  int64
+	}{{1000, 0, 1000}, {1000, 1, 1000}, {1000, 0.5, 1000}, {1000, 10, 100}, {1000, 3, 334}, {0, 10, 0}, {1, 10, 1}} {
+		if got := ScaledFloor(tt.ops, tt.scale); got != tt.want {
+			t.Errorf("ScaledFloor(%d, %g) = %d, want %d", tt.ops, tt.scale, got, tt.want)
+		}
 	}
 }
