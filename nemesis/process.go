@@ -71,6 +71,12 @@ type processSpec struct {
 	nodes   any
 	pattern string
 	restart []string
+	// ready, when given, is a command that succeeds once the restarted
+	// process serves again (a db's health check); start runs it until it
+	// does, so the heal ends when the system is back, not when its process
+	// merely exists (a member replaying its log on a slow node can take
+	// tens of seconds).
+	ready   []string
 	pidfile string
 	logfile string
 }
@@ -84,13 +90,17 @@ func parseProcessSpec(f string, v any) (processSpec, error) {
 	s.pattern, _ = m["pattern"].(string)
 	s.pidfile, _ = m["pidfile"].(string)
 	s.logfile, _ = m["logfile"].(string)
-	if r, ok := m["restart"].([]any); ok {
-		for _, a := range r {
+	for _, field := range []struct {
+		name string
+		argv *[]string
+	}{{"restart", &s.restart}, {"ready", &s.ready}} {
+		list, _ := m[field.name].([]any)
+		for _, a := range list {
 			str, ok := a.(string)
 			if !ok {
-				return s, fmt.Errorf("%s: restart argument %v is not a string", f, a)
+				return s, fmt.Errorf("%s: %s argument %v is not a string", f, field.name, a)
 			}
-			s.restart = append(s.restart, str)
+			*field.argv = append(*field.argv, str)
 		}
 	}
 	if s.pattern == "" {
@@ -184,7 +194,11 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 		if !processLanded("start", states) {
 			landed.fail()
 		}
-		return map[string]any{"pid": int64(pid), "pids": states}, nil
+		ev := map[string]any{"pid": int64(pid), "pids": states}
+		if len(spec.ready) > 0 {
+			ev["ready"] = awaitReady(ctx, r, spec.ready, w.opts.Pool.ScaleTimeout(readyWait))
+		}
+		return ev, nil
 	})
 	val := resolved(v, targets)
 	res := outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}
@@ -291,4 +305,28 @@ func processLanded(f string, states map[string]any) bool {
 		}
 	}
 	return true
+}
+
+// readyWait bounds how long start waits for a restarted process to serve,
+// on nodes of this host's speed; slow (emulated) nodes stretch it by their
+// slowdown (control.Pool.ScaleTimeout).
+const readyWait = 30 * time.Second
+
+// awaitReady runs the ready command until it succeeds or limit has passed
+// and says which, for the evidence. A process that never gets ready is not
+// a failed restart: whether the system recovered is judged from what its
+// clients saw (the recovery audit), and the evidence says how long it was
+// given.
+func awaitReady(ctx context.Context, r control.Remote, argv []string, limit time.Duration) string {
+	began := time.Now()
+	for {
+		_, err := r.Run(ctx, control.Cmd{Argv: argv, Timeout: limit, Label: "ready"})
+		if err == nil {
+			return fmt.Sprintf("ready after %s", time.Since(began).Round(10*time.Millisecond))
+		}
+		if time.Since(began) >= limit || ctx.Err() != nil {
+			return fmt.Sprintf("not ready after %s: %v", time.Since(began).Round(10*time.Millisecond), err)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }

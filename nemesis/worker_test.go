@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/history"
@@ -190,6 +191,32 @@ func BenchmarkParseChain(b *testing.B) {
 	for b.Loop() {
 		if _, err := ParseChain(string(data)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestAwaitReady: a restarted process's ready command is run until it
+// succeeds, and the evidence says whether and after how long.
+func TestAwaitReady(t *testing.T) {
+	for _, tt := range []struct {
+		fails int           // ready fails this many times first
+		limit time.Duration // how long it may take
+		want  string
+	}{
+		{0, time.Minute, "ready after"},
+		{2, time.Minute, "ready after"},
+		{1, 0, "not ready after"},
+	} {
+		tries := 0
+		r := &fakeRemote{node: "n1", reply: func(_, label string, _ []string) (string, error) {
+			if tries++; tries <= tt.fails {
+				return "", &control.ExitError{Node: "n1", Cmd: label, Exit: 1}
+			}
+			return "", nil
+		}}
+		got := awaitReady(context.Background(), r, []string{"true"}, tt.limit)
+		if !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%d failures within %s: %q, want %s…", tt.fails, tt.limit, got, tt.want)
 		}
 	}
 }

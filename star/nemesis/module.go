@@ -25,7 +25,7 @@ func init() { star.Register("nemesis", Module) }
 //
 //	nemesis.partition(spec="majority", interval="10s", hold="10s", start=interval)
 //	nemesis.loss(nodes="one", probability=0.3, interval=, hold=)
-//	nemesis.kill(nodes="one", pattern=, command=[argv], restart="10s" (= hold), pidfile="", logfile="", interval=, hold=)
+//	nemesis.kill(nodes="one", pattern=, command=[argv], restart="10s" (= hold), pidfile="", logfile="", ready=[argv], interval=, hold=)
 //	nemesis.pause(nodes="one", pattern=, interval=, hold=)
 //	nemesis.bandwidth(nodes="one", rate="1mbit", interval=, hold=)
 //	nemesis.delay(nodes="one", delay="50ms", jitter="", interval=, hold=)   fails where the kernel lacks netem
@@ -160,11 +160,11 @@ func processBuiltin(fault string) func(*starlark.Thread, *starlark.Builtin, star
 		var nodes starlark.Value = starlark.String("one")
 		var pattern, pidfile, logfile string
 		var command *starlark.List
-		var restart starlark.Value = starlark.None
+		var restart, ready starlark.Value = starlark.None, starlark.None
 		tm := defaultTiming()
 		params := []any{"pattern", &pattern, "nodes?", &nodes, "interval?", &tm.interval, "hold?", &tm.hold, "start?", &tm.start, "repeat?", &tm.repeat}
 		if fault == "kill" {
-			params = append(params, "command?", &command, "restart?", &restart, "pidfile?", &pidfile, "logfile?", &logfile)
+			params = append(params, "command?", &command, "restart?", &restart, "pidfile?", &pidfile, "logfile?", &logfile, "ready?", &ready)
 		}
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, params...); err != nil {
 			return nil, err
@@ -198,6 +198,15 @@ func processBuiltin(fault string) func(*starlark.Thread, *starlark.Builtin, star
 				return nil, fmt.Errorf("%s: command: %w", b.Name(), err)
 			}
 			v["restart"], v["pidfile"], v["logfile"] = argv, pidfile, logfile
+			switch r := ready.(type) {
+			case starlark.NoneType: // a recipe without a readiness check
+			case *starlark.List:
+				if v["ready"], err = star.ToGo(r); err != nil {
+					return nil, fmt.Errorf("%s: ready: %w", b.Name(), err)
+				}
+			default:
+				return nil, fmt.Errorf("%s: ready: want an argv list or None, got %s", b.Name(), ready.Type())
+			}
 		}
 		return cycle(fault, v, tm)
 	}
