@@ -45,24 +45,7 @@ func newClusterCmd() *cobra.Command {
 				return nil
 			},
 		},
-		&cobra.Command{
-			Use:   "image",
-			Short: "Build the VM image (or find it in the cache) and print where it is",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				img, err := cluster.EnsureImage(cmd.Context(), cluster.ImageConfig{Packages: cfg.Packages,
-					CacheDir: cfg.ImageCache, Rebuild: cfg.Rebuild, Log: cmd.ErrOrStderr()})
-				if err != nil {
-					return clusterErr(err)
-				}
-				how := "cached"
-				if img.Built {
-					how = fmt.Sprintf("built in %.1fs", img.BuildTime.Seconds())
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "VM image %s (%s): kernel %s from %s %s, %s\n", img.Key, how, img.KernelRelease, img.KernelPackage, img.KernelVersion, img.Dir)
-				return nil
-			},
-		},
+		imageCmd(&cfg),
 		&cobra.Command{
 			Use:   "down",
 			Short: "Remove every namespace, link, mount and process the cluster created",
@@ -106,4 +89,40 @@ func clusterErr(err error) error {
 		return &exitError{code: exitRejected, err: err}
 	}
 	return err
+}
+
+// imageCmd is `cluster image`: the VM image for --packages, built or found
+// in the cache, and with --prune every other cached image removed.
+func imageCmd(cfg *cluster.Config) *cobra.Command {
+	var prune bool
+	cmd := &cobra.Command{
+		Use:   "image",
+		Short: "Build the VM image (or find it in the cache) and print where it is",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			img, err := cluster.EnsureImage(cmd.Context(), cluster.ImageConfig{Packages: cfg.Packages,
+				CacheDir: cfg.ImageCache, Rebuild: cfg.Rebuild, Log: cmd.ErrOrStderr()})
+			if err != nil {
+				return clusterErr(err)
+			}
+			how := "cached"
+			if img.Built {
+				how = fmt.Sprintf("built in %.1fs", img.BuildTime.Seconds())
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "VM image %s (%s): kernel %s from %s %s, %s\n", img.Key, how, img.KernelRelease, img.KernelPackage, img.KernelVersion, img.Dir)
+			if !prune {
+				return nil
+			}
+			removed, inUse, err := cluster.PruneImages(cmd.Context(), cfg.ImageCache, img.Key)
+			for _, d := range removed {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %s\n", d)
+			}
+			for _, d := range inUse {
+				fmt.Fprintf(cmd.OutOrStdout(), "kept %s: a running VM boots from it\n", d)
+			}
+			return clusterErr(err)
+		},
+	}
+	cmd.Flags().BoolVar(&prune, "prune", false, "then remove every other cached VM image (not one a running VM uses)")
+	return cmd
 }
