@@ -110,15 +110,26 @@ func (c *Cluster) judge(name string) (result, bool) {
 	return result{}, false
 }
 
-// clock: every node on a kernel of its own, none on the controller's.
-func (c *Cluster) clock() result {
+// start is a judgement's opening: no on local nodes (localNote says why),
+// unknown when the nodes could not be read, and done in both cases; else
+// yes, to be judged from the nodes.
+func (c *Cluster) start(localNote string) (result, bool) {
 	res := result{present: Yes, source: c.source()}
 	switch {
 	case c.Local:
-		res.present, res.note = No, "local nodes run on the controller's own kernel: a clock fault would move every node's clock and the controller's; clock faults need nodes with kernels of their own (faultline cluster up --vm)"
-		return res
+		res.present, res.note = No, localNote
+		return res, true
 	case c.Err != nil:
 		res.present, res.note = Unknown, c.Err.Error()
+		return res, true
+	}
+	return res, false
+}
+
+// clock: every node on a kernel of its own, none on the controller's.
+func (c *Cluster) clock() result {
+	res, done := c.start("local nodes run on the controller's own kernel: a clock fault would move every node's clock and the controller's; clock faults need nodes with kernels of their own (faultline cluster up --vm)")
+	if done {
 		return res
 	}
 	byBoot := map[string][]string{}
@@ -152,13 +163,8 @@ func (c *Cluster) clock() result {
 // it is missing the note says what still works: delay through faultline's
 // NFQUEUE agent where every such node has NFQUEUE.
 func (c *Cluster) netem() result {
-	res := result{present: Yes, source: c.source()}
-	switch {
-	case c.Local:
-		res.present, res.note = No, "local nodes' links go through faultline's proxy mesh, which delays, drops and throttles but cannot reorder, duplicate or corrupt packets: nemesis.netem needs nodes with kernels of their own (faultline cluster up --vm)"
-		return res
-	case c.Err != nil:
-		res.present, res.note = Unknown, c.Err.Error()
+	res, done := c.start("local nodes' links go through faultline's proxy mesh, which delays, drops and throttles but cannot reorder, duplicate or corrupt packets: nemesis.netem needs nodes with kernels of their own (faultline cluster up --vm)")
+	if done {
 		return res
 	}
 	no, unknown := c.nodesWhere(func(k nemesis.Capability) string { return k.Netem })
