@@ -147,6 +147,17 @@ func TestClockAndNetemOnVMs(t *testing.T) {
 	if eff, _ := ex["effect"].(int64); eff < 60 {
 		t.Errorf("netem passed %v packets, want at least the 60 pings", ex["effect"])
 	}
+
+	// A delay alone is judged by the round trips it adds, measured from the
+	// victim to the controller before and under it.
+	ex = invoke("start-netem", map[string]any{"nodes": victim, "delay": "40ms"})
+	ev, _ = ex["evidence"].(map[string]any)
+	n2, _ := ev["n2"].(map[string]any)
+	t.Logf("n2 round trips to the controller: %v before, %v under a 40ms netem delay", n2["rtt_before"], n2["rtt_during"])
+	if ex["landed"] != true || n2["rtt_during"] == nil {
+		t.Errorf("a 40ms delay did not land by its round trips: %v", ev)
+	}
+	invoke("stop-netem", nil)
 	noFaultlineLeft(t, pool)
 }
 

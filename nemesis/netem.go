@@ -7,6 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/faultline/faultline/control"
 )
 
 // netem is the full set of Linux's netem on the victims' cluster interface
@@ -144,9 +148,28 @@ func (w *Worker) startNetem(ctx context.Context, v any) (outcome, error) {
 		return missingCapability(v, caps, fmt.Sprintf("tc netem is not available in the kernel of %s (CONFIG_NET_SCH_NETEM); use VM nodes (faultline cluster up --vm), whose Debian kernel has it", strings.Join(without, ", ")))
 	}
 	val := map[string]any{"nodes": strs(targets), "netem": strings.Join(args, " ")}
+	before := w.roundTrips(ctx, targets)
 	res, err := w.qdisc(ctx, "netem", targets, "netem", args, val)
 	if err != nil {
 		return res, err
+	}
+	// Round trips from each victim to the controller, through its cluster
+	// interface, before and under netem: what the clients' packets meet.
+	// A delay must show in them; reordering sends some packets undelayed,
+	// so with reorder the numbers are recorded but not judged.
+	during := w.roundTrips(ctx, targets)
+	want, _ := time.ParseDuration(str(m["delay"]))
+	reorder, _ := m["reorder"].(float64)
+	for _, n := range targets {
+		e, _ := res.evidence[n].(map[string]any)
+		if e == nil {
+			continue
+		}
+		e["rtt_before"], e["rtt_during"] = before[n].String(), during[n].String()
+		if want > 0 && reorder == 0 && !during[n].raised(before[n], want/2) {
+			res.landed = false
+			e["missing"] = fmt.Sprintf("delay: the median round trip went from %s to %s, not up by half of %s", before[n], during[n], want)
+		}
 	}
 	// The qdisc must show every parameter asked for, not merely exist.
 	for _, n := range targets {
@@ -162,4 +185,63 @@ func (w *Worker) startNetem(ctx context.Context, v any) (outcome, error) {
 		}
 	}
 	return res, nil
+}
+
+// rtt is a node's measured round trips to the controller: the median of a
+// few pings, or why there is none.
+type rtt struct {
+	median time.Duration
+	err    string
+}
+
+func (r rtt) String() string {
+	if r.err != "" {
+		return "not measured: " + r.err
+	}
+	return r.median.Round(10 * time.Microsecond).String()
+}
+
+// raised reports whether r is at least by above before; a round trip not
+// measured on either side proves nothing.
+func (r rtt) raised(before rtt, by time.Duration) bool {
+	return r.err == "" && before.err == "" && r.median-before.median >= by
+}
+
+// pingScript pings $1 ten times and prints each round trip in ms.
+const pingScript = `ping -n -c 10 -i 0.2 -W 2 "$1" | sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p'`
+
+// roundTrips measures each target's round trips to the controller.
+func (w *Worker) roundTrips(ctx context.Context, targets []string) map[string]rtt {
+	out := map[string]rtt{}
+	var mu sync.Mutex
+	w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		res := measureRTT(ctx, w, node, r)
+		mu.Lock()
+		out[node] = res
+		mu.Unlock()
+		return nil, nil
+	})
+	return out
+}
+
+func measureRTT(ctx context.Context, w *Worker, node string, r control.Remote) rtt {
+	ctl, err := w.controller(ctx, node, r)
+	if err != nil || ctl == "" {
+		return rtt{err: fmt.Sprintf("no controller address on %s (%v)", node, err)}
+	}
+	res, err := r.Run(ctx, control.Cmd{Argv: []string{"sh", "-c", pingScript, "ping", ctl}, Label: "ping the controller", Timeout: w.opts.Pool.ScaleTimeout(30 * time.Second)})
+	if err != nil {
+		return rtt{err: err.Error()}
+	}
+	var ms []float64
+	for _, f := range strings.Fields(string(res.Stdout)) {
+		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			ms = append(ms, v)
+		}
+	}
+	if len(ms) == 0 {
+		return rtt{err: "no reply to ping"}
+	}
+	slices.Sort(ms)
+	return rtt{median: time.Duration(ms[len(ms)/2] * float64(time.Millisecond))}
 }

@@ -220,3 +220,40 @@ func TestAwaitReady(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundTrips: each victim's pings to the controller give the median
+// round trip; a delay counts as landed only when it shows in them.
+func TestRoundTrips(t *testing.T) {
+	pings := map[string]string{"n1": "0.31\n0.29\n0.35\n", "n2": "10.4\n10.2\n10.9\n"}
+	pool := fakePool(t, func(node, label string, _ []string) (string, error) {
+		switch label {
+		case "find controller address":
+			return "10.0.0.254\n", nil
+		case "ping the controller":
+			return pings[node], nil
+		}
+		return "", nil
+	})
+	w, err := New(Options{Pool: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := w.roundTrips(context.Background(), []string{"n1", "n2", "n3"})
+	if got["n1"].String() != "310µs" || got["n2"].String() != "10.4ms" || got["n3"].err == "" {
+		t.Errorf("round trips %v, want 310µs, 10.4ms and none for n3", got)
+	}
+	for _, tt := range []struct {
+		before, during rtt
+		by             time.Duration
+		want           bool
+	}{
+		{got["n1"], got["n2"], 5 * time.Millisecond, true},
+		{got["n1"], got["n2"], 20 * time.Millisecond, false},
+		{got["n1"], got["n1"], time.Millisecond, false},
+		{got["n3"], got["n2"], time.Millisecond, false},
+	} {
+		if r := tt.during.raised(tt.before, tt.by); r != tt.want {
+			t.Errorf("%s -> %s raised by %s: %v, want %v", tt.before, tt.during, tt.by, r, tt.want)
+		}
+	}
+}
