@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -90,134 +89,48 @@ func (c *linConfig) prefix() []int {
 	return out
 }
 
-// linNode is a call or return event in a segment's doubly linked list.
+// linNode is a call or return event in a segment's doubly linked list. The
+// links are indices into the run's node array, -1 for none: an array without
+// pointers is not scanned by the collector, and relinking it needs no write
+// barriers, which while a collection runs cost more than the search's own work.
 type linNode struct {
-	id         int // local op index in the run
-	match      *linNode
-	prev, next *linNode
+	id         int32 // local op index in the run
+	match      int32 // a call's return node; -1 for a return
+	prev, next int32
 }
 
-func (n *linNode) lift() {
-	n.prev.next = n.next
-	if n.next != nil {
-		n.next.prev = n.prev
+// lift unlinks call n and its return.
+func lift(ns []linNode, n int32) {
+	x := &ns[n]
+	ns[x.prev].next = x.next
+	if x.next >= 0 {
+		ns[x.next].prev = x.prev
 	}
-	m := n.match
-	m.prev.next = m.next
-	if m.next != nil {
-		m.next.prev = m.prev
-	}
-}
-
-func (n *linNode) unlift() {
-	m := n.match
-	m.prev.next = m
-	if m.next != nil {
-		m.next.prev = m
-	}
-	n.prev.next = n
-	if n.next != nil {
-		n.next.prev = n
+	m := &ns[x.match]
+	ns[m.prev].next = m.next
+	if m.next >= 0 {
+		ns[m.next].prev = m.prev
 	}
 }
 
-// memoEntry is a visited configuration of a segment, in terms that do not
-// depend on the run that reached it: the segment's ops linearized, the carried
-// ops still pending, and the state. Runs from different start configurations
-// meet in the same configurations (a carried op taking effect first turns one
-// start into another), and the shared cache is what keeps that from multiplying.
-type memoEntry struct {
-	next       int32 // the next entry with the same hash, -1 at the end
-	off        int32 // the segment bits: bits[off : off+words]
-	poff, plen int32 // the carried ops pending: pend[poff : poff+plen]
-	state      any
-}
-
-// segMemo is one segment's cache: hash chains over flat arenas, so an entry
-// costs no allocation of its own and little for the collector to scan. The
-// chain heads live in an open-addressing table (one probe sequence finds or
-// places a head; a Go map needs two lookups per new configuration).
-type segMemo struct {
-	keys  []uint64 // table of hashes; slot empty when vals is -1
-	vals  []int32  // first entry of the slot's chain
-	used  int
-	ents  []memoEntry
-	bits  []uint64
-	pend  []int
-	words int
-}
-
-// memoPool recycles caches between searches: growing a cache's arenas and
-// table from nothing is a large part of a short search (many checks in a row,
-// or the many files of one check run).
-var memoPool = sync.Pool{New: func() any { return new(segMemo) }}
-
-func newSegMemo(ops int) *segMemo {
-	m := memoPool.Get().(*segMemo)
-	m.words = (ops + 63) / 64
-	if len(m.vals) == 0 {
-		m.resize(8) // most segments of a long history hold a few configurations
+// unlift links call n and its return back where lift took them from.
+func unlift(ns []linNode, n int32) {
+	x := &ns[n]
+	r := x.match
+	m := &ns[r]
+	ns[m.prev].next = r
+	if m.next >= 0 {
+		ns[m.next].prev = r
 	}
-	return m
-}
-
-// release empties m and returns it to the pool, unless it grew so large that
-// emptying it would cost the next small search more than a new one.
-func (m *segMemo) release() {
-	if len(m.vals) > 1<<16 {
-		return
-	}
-	for i := range m.vals {
-		m.vals[i] = -1
-	}
-	m.used = 0
-	clear(m.ents) // drop the states they hold
-	m.ents, m.bits, m.pend = m.ents[:0], m.bits[:0], m.pend[:0]
-	memoPool.Put(m)
-}
-
-func (m *segMemo) resize(n int) {
-	keys, vals := m.keys, m.vals
-	m.keys, m.vals = make([]uint64, n), make([]int32, n)
-	for i := range m.vals {
-		m.vals[i] = -1
-	}
-	for i, v := range vals {
-		if v >= 0 {
-			j := m.find(keys[i])
-			m.keys[j], m.vals[j] = keys[i], v
-		}
+	ns[x.prev].next = n
+	if x.next >= 0 {
+		ns[x.next].prev = n
 	}
 }
 
-// find returns the slot of h: its own, or the empty one where it belongs.
-func (m *segMemo) find(h uint64) int {
-	mask := len(m.keys) - 1
-	for i := int(mix(h)) & mask; ; i = (i + 1) & mask {
-		if m.vals[i] < 0 || m.keys[i] == h {
-			return i
-		}
-	}
-}
-
-// add records an entry at slot (from find, for hash h); seg is copied.
-func (m *segMemo) add(slot int, h uint64, seg []uint64, pend []int, st any) {
-	next := m.vals[slot]
-	if next < 0 {
-		m.keys[slot] = h
-		m.used++
-	}
-	m.vals[slot] = int32(len(m.ents))
-	m.ents = append(m.ents, memoEntry{next: next, off: int32(len(m.bits)), poff: int32(len(m.pend)), plen: int32(len(pend)), state: st})
-	m.bits = append(m.bits, seg...)
-	m.pend = append(m.pend, pend...)
-	if 4*m.used > 3*len(m.keys) {
-		m.resize(2 * len(m.keys))
-	}
-}
-
+// linCall is a linearized call: its node and the state before it.
 type linCall struct {
-	node  *linNode
+	node  int32
 	state any
 }
 
@@ -229,8 +142,9 @@ type segRun struct {
 	final bool
 	ids   []int // local index -> op id
 	isUnk []bool
-	head  *linNode
-	entry *linNode
+	nodes []linNode // the events, linked; nodes[head] is the list's head
+	head  int32
+	entry int32 // the next event to try, -1 for none
 	state any
 	lin   []uint64
 	z     []uint64 // opZobrist of each local op
@@ -349,10 +263,9 @@ func (ls *linSearch) newRun(k int, c *linConfig) *segRun {
 	// Events: carried ops are called before the segment; returns of unknown
 	// outcome come last (infinity), sorted as porcupine sorts (calls first on ties).
 	type ev struct {
-		t    int64
-		ret  bool
-		id   int
-		node *linNode
+		t   int64
+		ret bool
+		id  int32
 	}
 	evs := make([]ev, 0, 2*len(r.ids))
 	for i, id := range r.ids {
@@ -362,7 +275,7 @@ func (ls *linSearch) newRun(k int, c *linConfig) *segRun {
 			call = -1 << 62
 		}
 		r.isUnk[i] = o.Return == infinity
-		evs = append(evs, ev{t: call, id: i}, ev{t: o.Return, ret: true, id: i})
+		evs = append(evs, ev{t: call, id: int32(i)}, ev{t: o.Return, ret: true, id: int32(i)})
 	}
 	slices.SortStableFunc(evs, func(a, b ev) int {
 		switch {
@@ -376,25 +289,22 @@ func (ls *linSearch) newRun(k int, c *linConfig) *segRun {
 		return -1
 	})
 	nodes := make([]linNode, len(evs)+1)
-	r.head = &nodes[len(evs)]
-	callOf := make([]*linNode, len(r.ids))
-	retOf := make([]*linNode, len(r.ids))
+	r.nodes, r.head = nodes, int32(len(evs))
+	nodes[r.head] = linNode{id: -1, match: -1, prev: -1, next: -1}
+	callOf := make([]int32, len(r.ids))
 	prev := r.head
 	for i := range evs {
-		n := &nodes[i]
-		n.id = evs[i].id
-		n.prev, prev.next = prev, n
+		n := int32(i)
+		nodes[n] = linNode{id: evs[i].id, match: -1, prev: prev, next: -1}
+		nodes[prev].next = n
 		prev = n
 		if evs[i].ret {
-			retOf[n.id] = n
+			nodes[callOf[evs[i].id]].match = n // a call sorts before its return
 		} else {
-			callOf[n.id] = n
+			callOf[evs[i].id] = n
 		}
 	}
-	for i := range r.ids {
-		callOf[i].match = retOf[i]
-	}
-	r.entry = r.head.next
+	r.entry = nodes[r.head].next
 	r.lin = make([]uint64, (len(r.ids)+63)/64)
 	return r
 }
@@ -407,32 +317,33 @@ func (ls *linSearch) next(r *segRun) (*linConfig, bool) {
 		// Resuming after a yield: undo the op that completed the segment.
 		ls.backtrack(r)
 	}
-	for r.head.next != nil {
+	nodes := r.nodes
+	for nodes[r.head].next >= 0 {
 		if ls.steps++; ls.steps&63 == 0 && (ls.stop.Load() || ls.expired()) {
 			ls.timedOut = true
 			return nil, false
 		}
 		entry := r.entry
-		if entry == nil {
+		if entry < 0 {
 			// Only unknown-outcome returns were left and none could go: dead end.
 			if !ls.backtrack(r) {
 				return nil, false
 			}
 			continue
 		}
-		if entry.match != nil { // a call
-			ok, ns := s.step(r.state, r.in[entry.id], r.out[entry.id])
+		if e := &nodes[entry]; e.match >= 0 { // a call
+			ok, ns := s.step(r.state, r.in[e.id], r.out[e.id])
 			if !ok {
-				r.entry = entry.next
+				r.entry = e.next
 				continue
 			}
-			i := entry.id
+			i := e.id
 			r.lin[i/64] |= 1 << (i % 64)
 			r.key ^= r.z[i]
 			if ls.seen(r, ns) {
 				r.lin[i/64] &^= 1 << (i % 64)
 				r.key ^= r.z[i]
-				r.entry = entry.next
+				r.entry = e.next
 				continue
 			}
 			r.calls = append(r.calls, linCall{entry, r.state})
@@ -440,8 +351,8 @@ func (ls *linSearch) next(r *segRun) (*linConfig, bool) {
 			if !r.isUnk[i] {
 				r.known++
 			}
-			entry.lift()
-			r.entry = r.head.next
+			lift(nodes, entry)
+			r.entry = nodes[r.head].next
 			if !r.final && r.known == r.total {
 				if c, fresh := ls.endConfig(r); fresh {
 					return c, true
@@ -469,20 +380,20 @@ func (ls *linSearch) backtrack(r *segRun) bool {
 		ls.bestDepth, ls.bestFrom = d, r.start
 		ls.bestPath = ls.bestPath[:0]
 		for _, c := range r.calls {
-			ls.bestPath = append(ls.bestPath, r.ids[c.node.id])
+			ls.bestPath = append(ls.bestPath, r.ids[r.nodes[c.node].id])
 		}
 	}
 	top := r.calls[len(r.calls)-1]
 	r.calls = r.calls[:len(r.calls)-1]
-	i := top.node.id
+	i := r.nodes[top.node].id
 	r.lin[i/64] &^= 1 << (i % 64)
 	r.key ^= r.z[i]
 	if !r.isUnk[i] {
 		r.known--
 	}
 	r.state = top.state
-	top.node.unlift()
-	r.entry = top.node.next
+	unlift(r.nodes, top.node)
+	r.entry = r.nodes[top.node].next
 	return true
 }
 
@@ -513,16 +424,16 @@ func (ls *linSearch) endConfig(r *segRun) (*linConfig, bool) {
 	}
 	zero := make([]uint64, next.words)
 	slot := next.find(h)
-	for i := next.vals[slot]; i >= 0; i = next.ents[i].next {
+	for i := next.head(slot); i >= 0; i = next.ents[i].next {
 		e := &next.ents[i]
-		if slices.Equal(next.bits[e.off:int(e.off)+next.words], zero) && slices.Equal(next.pend[e.poff:e.poff+e.plen], pending) && ls.s.equal(e.state, r.state) {
+		if slices.Equal(next.bits[e.off:int(e.off)+next.words], zero) && slices.Equal(next.pend[e.poff:e.poff+e.plen], pending) && ls.s.equal(next.states[i], r.state) {
 			return nil, false
 		}
 	}
 	next.add(slot, h, zero, pending, r.state)
 	path := make([]int, len(r.calls))
 	for i, c := range r.calls {
-		path[i] = r.ids[c.node.id]
+		path[i] = r.ids[r.nodes[c.node].id]
 	}
 	c := &linConfig{state: r.state, pending: pending, parent: r.start, path: path, depth: r.start.depth + len(path)}
 	// The path up to here is a partial linearization too.
@@ -550,10 +461,10 @@ func (ls *linSearch) seen(r *segRun, st any) bool {
 		h ^= stateHash(ls.s, st)
 	}
 	slot := memo.find(h)
-	for i := memo.vals[slot]; i >= 0; i = memo.ents[i].next {
+	for i := memo.head(slot); i >= 0; i = memo.ents[i].next {
 		e := &memo.ents[i]
 		// The state first: a chain holds the states of one linearized set.
-		if ls.s.equal(e.state, st) && r.sameSeg(memo.bits[e.off:int(e.off)+memo.words]) && r.samePending(memo.pend[e.poff:e.poff+e.plen]) {
+		if ls.s.equal(memo.states[i], st) && r.sameSeg(memo.bits[e.off:int(e.off)+memo.words]) && r.samePending(memo.pend[e.poff:e.poff+e.plen]) {
 			return true
 		}
 	}

@@ -134,9 +134,9 @@ type reacher struct {
 func (r *reacher) search(state any, mustPlaced, lo, loCall int) {
 	key := r.key ^ r.s.hash(state)
 	slot := r.seen.find(key)
-	for i := r.seen.vals[slot]; i >= 0; i = r.seen.ents[i].next {
+	for i := r.seen.head(slot); i >= 0; i = r.seen.ents[i].next {
 		e := &r.seen.ents[i]
-		if slices.Equal(r.seen.bits[e.off:int(e.off)+r.seen.words], r.placed) && r.s.equal(e.state, state) {
+		if slices.Equal(r.seen.bits[e.off:int(e.off)+r.seen.words], r.placed) && r.s.equal(r.seen.states[i], state) {
 			return
 		}
 	}

@@ -74,13 +74,22 @@ func isConstituent(c byte) bool {
 	return true
 }
 
+// constituents is isConstituent as a table: token's loop is the reader's
+// innermost, run for every byte of every number and keyword.
+var constituents = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isConstituent(byte(c))
+	}
+	return t
+}()
+
 // skip moves past whitespace, commas, ; comments and #_ discarded forms.
 func (r *ednReader) skip() *ParseError {
 	for !r.eof() {
 		c := r.data[r.pos]
 		switch {
 		case isSpace(c):
-			r.pos++
+			r.pos = r.spaceEnd(r.pos + 1)
 		case c == ';':
 			for !r.eof() && r.data[r.pos] != '\n' {
 				r.pos++
@@ -96,13 +105,25 @@ func (r *ednReader) skip() *ParseError {
 	return nil
 }
 
+// spaceEnd returns the offset of the first byte from i that is not
+// whitespace or a comma.
+func (r *ednReader) spaceEnd(i int) int {
+	data := r.data // a local: the loop then keeps it and i in registers
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
 // token returns the run of constituent bytes at the current position.
 func (r *ednReader) token() []byte {
-	start := r.pos
-	for !r.eof() && isConstituent(r.data[r.pos]) {
-		r.pos++
+	data, start := r.data, r.pos
+	i := start
+	for i < len(data) && constituents[data[i]] {
+		i++
 	}
-	return r.data[start:r.pos]
+	r.pos = i
+	return data[start:i]
 }
 
 // readValue reads the next value, skipping what comes before it.

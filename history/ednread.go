@@ -361,9 +361,7 @@ func (r *ednReader) leanSeq(level int, key any, keyed bool) (any, bool) {
 	nested := false
 	whole := false // elems[2] is its key's whole shared list
 	for {
-		for r.pos < len(r.data) && isSpace(r.data[r.pos]) {
-			r.pos++
-		}
+		r.pos = r.spaceEnd(r.pos)
 		if r.pos >= len(r.data) {
 			return nil, false
 		}

@@ -159,6 +159,7 @@ func Read(r io.Reader, name string, f Format) (*File, error) {
 var utf8BOM = []byte("\xef\xbb\xbf")
 
 func parse(data []byte, name string, f Format) (*File, error) {
+	defer pauseGC(len(data))() // see gcpause.go
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if f == Auto {
 		var err error
