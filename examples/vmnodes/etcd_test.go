@@ -10,33 +10,23 @@ import (
 
 	"github.com/faultline/faultline/cluster"
 	"github.com/faultline/faultline/internal/clitest"
-	"github.com/faultline/faultline/internal/testcluster"
 	"github.com/faultline/faultline/internal/testplan"
 )
 
-// etcdPlanVMConfig is this test's own VM cluster; the packages are those of
-// every VM test (one cached image): Debian's etcd-server, and curl for the
-// stdlib etcd recipe's health checks.
-var etcdPlanVMConfig = cluster.Config{Nodes: 3, StateDir: "/var/lib/faultline-test-vmetcd/cluster",
-	Subnet: "10.90.2.0/24", Prefix: "fvme", VM: true, Packages: []string{"curl", "etcd-server"}}
-
-// The example etcd plan, with the same CI edits as on the netns cluster and
-// nothing else changed, runs on 3 Debian VMs (their own kernels, under
-// software emulation here): both scenarios run with real etcd, the
-// partition lands on the VMs' firewalls and is read back, and no oracle
-// finds an anomaly. What it does not reach, measured on this machine kind:
-// PASS. A nemesis step on emulated nodes takes tens of seconds (S1's
-// partition was read back 25 s after its invoke), so in the shortened
-// smoke budgets S1's fault window opens when the load has ended and its
-// kill is never issued (INCONCLUSIVE-fault-not-proven), and after S2's
-// kill the restarted member did not answer within the recovery check
-// (RF8: 2 of 3 nodes answering, PARTIAL-surface). The test asserts what is
-// true and logs the verdicts.
-func TestRunEtcdPlanOnVMs(t *testing.T) {
+// runEtcdPlan: the example etcd plan, with the same CI edits as on the
+// netns cluster and nothing else changed, runs on the VMs (their own
+// kernels, under software emulation here) and reaches PASS-smoke for both
+// scenarios. Two things make that possible on nodes 30-90x slower than the
+// host, both measured rather than assumed: the fault schedule's clock
+// stands still while a fault is being applied (a partition took 25-57 s to
+// land here), so the load covers every fault with the plan's spacing; and
+// a killed member's restart waits for the recipe's ready check, so the
+// recovery audit measures a member that is back. The budgets' op floors
+// are divided by the nodes' slowdown (capped at 10x), and the tier notes
+// say so.
+func runEtcdPlan(t *testing.T, st *cluster.State) {
 	planFile, suite := testplan.EtcdRegister(t, "..")
 	dir := t.TempDir()
-	st := testcluster.Up(t, etcdPlanVMConfig, "qemu-system-x86_64", "qemu-img", "debootstrap", "busybox", "mkfs.ext4", "cpio", "depmod", "xz", "zstd")
-	t.Logf("%s", st.Summary())
 
 	out := filepath.Join(dir, "out")
 	began := time.Now()
@@ -75,9 +65,12 @@ func TestRunEtcdPlanOnVMs(t *testing.T) {
 		if strings.HasPrefix(d.Verdict, "INCONCLUSIVE-env") || d.Verdict == "NOT-RUN" {
 			t.Errorf("%s did not run on VM nodes: %s %q\n%s", name, d.Verdict, d.Reasons, stderr)
 		}
-		// etcd is linearizable: no oracle may report an anomaly.
+		// etcd is linearizable: no oracle may report an anomaly, and with
+		// the faults proven and recovery measured the run earns its PASS.
 		if strings.HasPrefix(d.Verdict, "FAIL") {
 			t.Errorf("%s: %s on VM nodes: %q; oracle %s", name, d.Verdict, d.Reasons, d.OracleEvidence)
+		} else if d.Verdict != "PASS-smoke" {
+			t.Errorf("%s: %s on VM nodes, want PASS-smoke: %q", name, d.Verdict, d.Reasons)
 		}
 	}
 	// The faults landed on the VMs: S1's partition read back on every
