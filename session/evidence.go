@@ -101,10 +101,7 @@ func claimTraits(text string) (failover, anyQuorum bool) {
 // the run cannot establish stay unknown, so the audits say cannot-judge.
 func evidenceOf(spec unitSpec, r *interp.Result, nodes int) verdict.Evidence {
 	e := verdict.Evidence{Scenario: spec.ID, Attempted: true, Claims: spec.Claims, Budgets: spec.Budgets, Surfaces: spec.Surfaces}
-	// The duration a tier is measured by is the schedule's: the load ran on
-	// past its time by what the nemesis spent applying faults (gen.Alongside),
-	// and that stretch on slow nodes is no longer test.
-	e.Run = verdict.Run{Nodes: nodes, Topologies: 1, Duration: max(r.Summary.Duration-r.Summary.NemesisTime, 0), Ops: r.Summary.Invoked, OK: r.Summary.OK, Seeds: 1, Repetitions: 1, Scale: r.Scale}
+	e.Run = verdict.Run{Nodes: nodes, Topologies: 1, Duration: r.Summary.Duration, Ops: r.Summary.Invoked, OK: r.Summary.OK, Seeds: 1, Repetitions: 1, Scale: r.Scale}
 	consumed, dropped, keys := oracleCounts(r.Check)
 	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: violation(r.Check).Summary,
 		Consumed: consumed, Dropped: dropped, Keys: keys}
