@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/faultline/faultline/control"
@@ -210,17 +209,20 @@ func (r rtt) raised(before rtt, by time.Duration) bool {
 // pingScript pings $1 ten times and prints each round trip in ms.
 const pingScript = `ping -n -c 10 -i 0.2 -W 2 "$1" | sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p'`
 
-// roundTrips measures each target's round trips to the controller.
+// roundTrips measures each target's round trips to the controller; a node
+// that could not be reached has none.
 func (w *Worker) roundTrips(ctx context.Context, targets []string) map[string]rtt {
-	out := map[string]rtt{}
-	var mu sync.Mutex
-	w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
-		res := measureRTT(ctx, w, node, r)
-		mu.Lock()
-		out[node] = res
-		mu.Unlock()
-		return nil, nil
+	got, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		return measureRTT(ctx, w, node, r), nil
 	})
+	out := make(map[string]rtt, len(targets))
+	for _, n := range targets {
+		r, ok := got[n].(rtt)
+		if !ok {
+			r = rtt{err: fmt.Sprintf("no connection to %s (%v)", n, err)}
+		}
+		out[n] = r
+	}
 	return out
 }
 

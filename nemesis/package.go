@@ -28,13 +28,11 @@ type Package struct {
 // "custom".
 func (p *Package) Name() string { return p.name }
 
-// Generator returns the fault cycles (nemesis ops, not yet routed).
-func (p *Package) Generator() gen.Generator { return p.gen }
-
-// Within returns the fault cycles for a workload of d: every inject the
-// schedule puts before d (on its own clock, as Planned lists them), each
-// held for its hold once landed and then healed, however late that is;
-// nothing is injected after. A custom package's ops simply stop at d.
+// Within returns the fault cycles (nemesis ops, not yet routed) for a
+// workload of d: every inject the schedule puts before d (on its own
+// clock, as Planned lists them), each held for its hold once landed and
+// then healed, however late that is; nothing is injected after. A custom
+// package's ops simply stop at d.
 func (p *Package) Within(d time.Duration) gen.Generator {
 	if t, ok := p.gen.(*timeline); ok {
 		return t.within(d)

@@ -97,8 +97,8 @@ func leaseUnderClockFaults(t *testing.T, st *cluster.State) {
 	}
 }
 
-// scriptDecision reads the decision of one scenario from a script run's
-// results.json.
+// scriptDecision reads the decision of one scenario from a run's
+// results.json (its units, the same for plans and scripts).
 func scriptDecision(t *testing.T, path, scenario string) testplan.Decision {
 	t.Helper()
 	data, err := os.ReadFile(path)
