@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +120,9 @@ func TestEDNOps(t *testing.T) {
 			[]Op{{Process: 0, Type: Invoke, F: "read", Key: "k", Error: "e"}}},
 		{"f nil and node nil", `{:process 1, :type :fail, :f nil, :node nil, :fault_epoch nil}`,
 			[]Op{{Process: 1, Type: Fail}}},
+		{"no process, or nil, as in Elle's examples", "{:type :invoke, :value [[:r :x nil]]}\n{:process nil, :type :ok, :value [[:r :x [1]]]}",
+			[]Op{{Index: 0, Time: 0, Process: NoProcess, Type: Invoke, Value: []any{[]any{Keyword("r"), Keyword("x"), nil}}},
+				{Index: 1, Time: 1, Process: NoProcess, Type: OK, Value: []any{[]any{Keyword("r"), Keyword("x"), []any{int64(1)}}}}}},
 		{"big N index", `{:index 12N, :time 5, :process 1, :type :ok}`,
 			[]Op{{Index: 12, Time: 5, Process: 1, Type: OK}}},
 	}
@@ -142,13 +146,13 @@ func TestEDNErrors(t *testing.T) {
 	}{
 		{`{:process 0, :type :ok`, 1, 23, `expected '}' to close the op map opened at 1:1, found end of input`},
 		{`{:process 0 :type :okk}`, 1, 19, `:type: expected one of invoke, ok, fail or info, found the keyword :okk`},
-		{`{:type :ok}`, 1, 1, `op has no :process`},
 		{`{:process 0}`, 1, 1, `op has no :type`},
 		{`{` + ok + `, :f}`, 1, 27, `expected a value for key :f, found '}'`},
 		{`{:process 0, :process 1, :type :ok}`, 1, 14, `duplicate key :process in op map`},
-		{`{:process :bob, :type :ok}`, 1, 11, `:process: expected a process number or :nemesis, found the keyword :bob`},
+		{`{:process :bob, :type :ok}`, 1, 11, `:process: expected a process number, :nemesis or nil, found the keyword :bob`},
+		{`{:process -2147483648, :type :ok}`, 1, 11, `:process: expected a process number, :nemesis or nil, found the integer -2147483648`},
 		{`{:process 99999999999999999999, :type :ok}`, 1, 11, `integer 99999999999999999999 is out of range for 64 bits`},
-		{`{:process 0.5, :type :ok}`, 1, 11, `:process: expected a process number or :nemesis, found the number 0.5`},
+		{`{:process 0.5, :type :ok}`, 1, 11, `:process: expected a process number, :nemesis or nil, found the number 0.5`},
 		{`{:index 1.5, ` + ok + `}`, 1, 9, `:index: expected an integer, found the number 1.5`},
 		{`{:index "1", ` + ok + `}`, 1, 9, `:index: expected an integer, found the string "1"`},
 		{`{:f [1], ` + ok + `}`, 1, 5, `:f: expected a string, a keyword or nothing, found a vector`},
@@ -220,6 +224,29 @@ func TestEDNRoundTrip(t *testing.T) {
 		t.Errorf("detected %s, want edn", file.Format)
 	}
 	assertSameOps(t, file.Ops, fixtureOps())
+}
+
+// TestNoProcessRoundTrip wants an op without a process written back as
+// nil (EDN) and null (JSONL), and read again as the same.
+func TestNoProcessRoundTrip(t *testing.T) {
+	ops := []Op{{Index: 0, Time: 0, Process: NoProcess, Type: Invoke, F: "txn"}, {Index: 1, Time: 5, Process: NoProcess, Type: OK, F: "txn"}}
+	for _, w := range []struct {
+		write func(io.Writer, []Op) error
+		want  string
+	}{{WriteEDN, ":process nil"}, {WriteJSONL, `"process":null`}} {
+		var buf bytes.Buffer
+		if err := w.write(&buf, ops); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), w.want) {
+			t.Errorf("written %q, want %s in it", buf.String(), w.want)
+		}
+		file, err := Read(&buf, "h", Auto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameOps(t, file.Ops, ops)
+	}
 }
 
 func TestWriteEDNRefuses(t *testing.T) {

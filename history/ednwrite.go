@@ -166,9 +166,12 @@ func (e *ednEncoder) op(op *Op) {
 	b = append(b, ", :type :"...)
 	b = append(b, op.Type...)
 	b = append(b, ", :process "...)
-	if op.Process == NemesisProcess {
+	switch op.Process {
+	case NemesisProcess:
 		b = append(b, ":nemesis"...)
-	} else {
+	case NoProcess:
+		b = append(b, "nil"...)
+	default:
 		b = strconv.AppendInt(b, int64(op.Process), 10)
 	}
 	b = append(b, ", :f "...)

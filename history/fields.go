@@ -115,6 +115,11 @@ func (b *opBuilder) set(f field, name string, v any) error {
 		case Keyword:
 			return b.setText(f, string(x), true)
 		case nil:
+			if f == fieldProcess {
+				b.op.Process = NoProcess
+				b.seen |= 1 << f
+				return nil
+			}
 			if f == fieldF || f == fieldNode || f == fieldFaultEpoch {
 				b.seen |= 1 << f
 				return nil
@@ -139,6 +144,9 @@ func (b *opBuilder) setInt(f field, n int64) error {
 			return b.mismatch(f, n)
 		}
 		if f == fieldProcess {
+			if n == NoProcess {
+				return b.mismatch(f, n) // the spelling of nil, not a process
+			}
 			b.op.Process = int(n)
 		} else {
 			b.op.FaultEpoch = int(n)
@@ -181,7 +189,11 @@ func (b *opBuilder) mismatch(f field, v any) error {
 	case fieldFaultEpoch:
 		want = "an integer or nothing"
 	case fieldProcess:
-		want = "a process number or " + b.label("nemesis")
+		nil_ := "nil"
+		if !b.edn {
+			nil_ = "null"
+		}
+		want = "a process number, " + b.label("nemesis") + " or " + nil_
 	case fieldType:
 		want = "one of invoke, ok, fail or info"
 	default: // f and node
@@ -260,10 +272,12 @@ func b2u(b bool) uint64 {
 // finish checks that the required fields are present and fills the missing
 // index and time with the op's ordinal position, so order survives.
 func (b *opBuilder) finish(ordinal int64) (Op, error) {
-	for _, f := range [...]field{fieldProcess, fieldType} {
-		if b.seen&(1<<f) == 0 {
-			return Op{}, fmt.Errorf("op has no %s", b.label(fieldNames[f]))
-		}
+	if b.seen&(1<<fieldType) == 0 {
+		return Op{}, fmt.Errorf("op has no %s", b.label(fieldNames[fieldType]))
+	}
+	if b.seen&(1<<fieldProcess) == 0 {
+		// Jepsen's nil process, as Elle's examples leave it out.
+		b.op.Process = NoProcess
 	}
 	if b.seen&(1<<fieldIndex) == 0 {
 		b.op.Index = ordinal

@@ -51,7 +51,7 @@ var logFields = [...]struct {
 	f    field
 	want string
 }{
-	{fieldProcess, "a process number or :nemesis"},
+	{fieldProcess, "a process number, :nemesis or nil"},
 	{fieldType, "an op type (:invoke, :ok, :fail or :info)"},
 	{fieldF, "the op's function, such as :read"},
 	{fieldValue, "the op's value"},

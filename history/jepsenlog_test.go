@@ -61,10 +61,10 @@ func TestJepsenLogErrors(t *testing.T) {
 		msg       string
 	}{
 		{"symbol process", prefix + "x :invoke :read nil", 1, 21,
-			`:process: expected a process number or :nemesis, found the string "x"`},
+			`:process: expected a process number, :nemesis or nil, found the string "x"`},
 		{"missing f", prefix + "2 :invoke", 1, 30, `expected the op's function, such as :read, found end of line`},
 		{"missing value", prefix + "2 :invoke :read \t", 1, 38, `expected the op's value, found end of line`},
-		{"empty op text", prefix, 1, 21, `expected a process number or :nemesis, found end of line`},
+		{"empty op text", prefix, 1, 21, `expected a process number, :nemesis or nil, found end of line`},
 		{"unknown type", prefix + "2 :running :read nil", 1, 23, `:type: expected one of invoke, ok, fail or info, found the keyword :running`},
 		{"unclosed value", prefix + "2 :invoke :read [1 2", 1, 41, `expected ']' to close the vector opened at 1:37, found end of line`},
 		{"later line", "INFO  jepsen.core - starting\n" + prefix + "1 :ok :read 1\n" + prefix + "1 :ok :read {:a}\n", 3, 36,

@@ -124,7 +124,7 @@ func TestParseJSONLineErrors(t *testing.T) {
 		{`{"index":"x",` + ok + `}`, 10, `"index": expected an integer, found the string "x"`},
 		{`{"process":0}`, 1, `op has no "type"`},
 		{`{"process":0,"type":"okk"}`, 21, `"type": expected one of invoke, ok, fail or info, found the string "okk"`},
-		{`{"process":"nemesis2","type":"ok"}`, 12, `"process": expected a process number or "nemesis", found the string "nemesis2"`},
+		{`{"process":"nemesis2","type":"ok"}`, 12, `"process": expected a process number, "nemesis" or null, found the string "nemesis2"`},
 		{`{"process":0,"process":1,"type":"ok"}`, 14, `duplicate key "process"`},
 		{`{` + ok + `} x`, 27, `expected the end of the line after the op object, found 'x'`},
 		{`{"process":01,"type":"ok"}`, 12, `expected a number without leading zeros, found "01"`},

@@ -99,9 +99,12 @@ func (e *jsonEncoder) op(op *Op) {
 	b = append(b, `,"time":`...)
 	b = strconv.AppendInt(b, op.Time, 10)
 	b = append(b, `,"process":`...)
-	if op.Process == NemesisProcess {
+	switch op.Process {
+	case NemesisProcess:
 		b = append(b, `"nemesis"`...)
-	} else {
+	case NoProcess:
+		b = append(b, "null"...)
+	default:
 		b = strconv.AppendInt(b, int64(op.Process), 10)
 	}
 	if !op.Type.Valid() {

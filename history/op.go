@@ -3,6 +3,11 @@
 // Jepsen's EDN and log formats.
 package history
 
+import (
+	"math"
+	"strconv"
+)
+
 // Type says what an op record is: an invocation or one of the three outcomes.
 type Type string
 
@@ -38,6 +43,23 @@ func Outcome(s string) (t Type, ok bool) {
 // "nemesis" in JSONL and as :nemesis in EDN.
 const NemesisProcess = -1
 
+// NoProcess is the process of an op whose history names none: Jepsen's nil
+// :process, as in Elle's examples (histories/paper-example.edn). Such ops
+// are one process among themselves, as Jepsen pairs and orders them, and
+// are written back as nil (null in JSONL).
+const NoProcess = math.MinInt32
+
+// ProcessName spells a process for messages: a number, "nemesis" or "nil".
+func ProcessName(p int) string {
+	switch p {
+	case NemesisProcess:
+		return "nemesis"
+	case NoProcess:
+		return "nil"
+	}
+	return strconv.Itoa(p)
+}
+
 // Keyword is an EDN keyword value (without the leading colon), such as the
 // :timed-out in a Jepsen log line. Text encodings that have no keywords (JSON)
 // write it as a plain string.
@@ -52,7 +74,7 @@ type Keyword string
 type Op struct {
 	Index      int64          // dense position in the history, assigned when journaled
 	Time       int64          // monotonic nanoseconds since the run started
-	Process    int            // client process, or NemesisProcess
+	Process    int            // client process, NemesisProcess or NoProcess
 	Type       Type           // invoke, ok, fail or info
 	F          string         // the function: read, write, cas, txn, start-partition, ...
 	Key        any            // optional key (nil when the op has none)

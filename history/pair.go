@@ -1,9 +1,5 @@
 package history
 
-import (
-	"strconv"
-)
-
 // OpPair links an invocation to its completion by their positions in an ops
 // slice. Complete is -1 when the invocation never completed.
 type OpPair struct {
@@ -29,12 +25,12 @@ func Pair(ops []Op) ([]OpPair, error) {
 		case !op.Type.Valid():
 			return nil, OpErrorf(op.Index, "op %d has type %q, not invoke, ok, fail or info", op.Index, op.Type)
 		case invokes && isOpen:
-			return nil, OpErrorf(op.Index, "op %d: process %s invokes while op %d is still open", op.Index, processName(op.Process), ops[pairs[slot].Invoke].Index)
+			return nil, OpErrorf(op.Index, "op %d: process %s invokes while op %d is still open", op.Index, ProcessName(op.Process), ops[pairs[slot].Invoke].Index)
 		case invokes:
 			open[op.Process] = len(pairs)
 			pairs = append(pairs, OpPair{Invoke: i, Complete: -1})
 		case !isOpen:
-			return nil, OpErrorf(op.Index, "op %d: %s of process %s has no open invocation", op.Index, op.Type, processName(op.Process))
+			return nil, OpErrorf(op.Index, "op %d: %s of process %s has no open invocation", op.Index, op.Type, ProcessName(op.Process))
 		default:
 			pairs[slot].Complete = i
 			delete(open, op.Process)
@@ -43,10 +39,21 @@ func Pair(ops []Op) ([]OpPair, error) {
 	return pairs, nil
 }
 
-// processName spells a process for messages.
-func processName(p int) string {
-	if p == NemesisProcess {
-		return "nemesis"
+// PairCompletions pairs a history that records only completions, as Elle's
+// examples do: with no client invocation in it, each client completion is a
+// pair of its own, Invoke == Complete, its start unknown. Nemesis ops are
+// left out. It reports false when the history has a client invocation,
+// which makes Pair its pairing.
+func PairCompletions(ops []Op) ([]OpPair, bool) {
+	pairs := make([]OpPair, 0, len(ops))
+	for i := range ops {
+		switch op := &ops[i]; {
+		case op.IsNemesis():
+		case op.Type == Invoke:
+			return nil, false
+		default:
+			pairs = append(pairs, OpPair{Invoke: i, Complete: i})
+		}
 	}
-	return strconv.Itoa(p)
+	return pairs, true
 }

@@ -6,13 +6,18 @@ import (
 	"testing"
 )
 
-// opsOf builds a history from "process:type" specs; process "n" is the nemesis.
+// opsOf builds a history from "process:type" specs; process "n" is the
+// nemesis, "-" no process (Jepsen's nil).
 func opsOf(specs ...string) []Op {
 	ops := make([]Op, len(specs))
 	for i, s := range specs {
 		p, typ, _ := strings.Cut(s, ":")
 		process := NemesisProcess
-		if p != "n" {
+		switch p {
+		case "n":
+		case "-":
+			process = NoProcess
+		default:
 			process = int(p[0] - '0')
 		}
 		ops[i] = Op{Index: int64(i), Process: process, Type: Type(typ)}
@@ -38,6 +43,8 @@ func TestPair(t *testing.T) {
 		{"client info without invocation", opsOf("1:invoke", "1:ok", "1:info"), nil, "op 2: info of process 1 has no open invocation"},
 		{"second invocation", opsOf("1:invoke", "2:invoke", "1:invoke"), nil, "op 2: process 1 invokes while op 0 is still open"},
 		{"nemesis second invocation", opsOf("n:invoke", "n:invoke"), nil, "op 1: process nemesis invokes while op 0 is still open"},
+		{"ops without a process pair among themselves", opsOf("-:invoke", "1:invoke", "-:ok", "-:invoke", "1:ok", "-:fail"), []OpPair{{0, 2}, {1, 4}, {3, 5}}, ""},
+		{"no process invokes again", opsOf("-:invoke", "-:invoke"), nil, "op 1: process nil invokes while op 0 is still open"},
 		{"unknown type", opsOf("1:invoke", "1:done"), nil, `op 1 has type "done"`},
 	}
 	for _, tt := range tests {
@@ -89,4 +96,25 @@ func BenchmarkPair(b *testing.B) {
 		Pair(ops)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ops)), "ns/histop")
+}
+
+func TestPairCompletions(t *testing.T) {
+	tests := []struct {
+		name string
+		ops  []Op
+		want []OpPair // nil: not a completion-only history
+	}{
+		{"empty", nil, []OpPair{}},
+		{"completions alone", opsOf("0:ok", "1:info", "-:fail", "0:ok"), []OpPair{{0, 0}, {1, 1}, {2, 2}, {3, 3}}},
+		{"nemesis left out", opsOf("n:info", "0:ok", "n:info"), []OpPair{{1, 1}}},
+		{"an invocation", opsOf("0:ok", "1:invoke", "1:ok"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := PairCompletions(tt.ops)
+			if ok != (tt.want != nil) || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %v, %v; want %v", got, ok, tt.want)
+			}
+		})
+	}
 }

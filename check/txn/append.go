@@ -429,8 +429,10 @@ type extRead struct {
 	key, ver, txn int32
 }
 
-// appendExtReads lists committed transactions whose first micro-op on a key is
-// a read compatible with the key's order, followed later by an append to it.
+// appendExtReads lists, as Elle's lost-update-cases, committed transactions
+// that read a key and then appended to it: the first read of the key in the
+// transaction, if the key's order holds it, and an append after it. A read of
+// nil is its own version, apart from a read of [], as Elle tells them apart.
 func (h *hist) appendExtReads(a *appendIndex) []extRead {
 	var out []extRead
 	for t := int32(0); t < int32(len(h.txns)); t++ {
@@ -439,15 +441,26 @@ func (h *hist) appendExtReads(a *appendIndex) []extRead {
 		}
 		ms := h.txnMops(t)
 		for i, m := range ms {
-			if m.kind != mRead || h.reads[m.val].prefix < 0 || touchedBefore(ms[:i], m.key) {
+			if m.kind != mRead || readBefore(ms[:i], m.key) {
 				continue
 			}
-			if slices.ContainsFunc(ms[i+1:], func(x mop) bool { return x.kind == mAppend && x.key == m.key }) {
-				out = append(out, extRead{m.key, h.reads[m.val].prefix, t})
+			r := &h.reads[m.val]
+			if r.prefix < 0 || !slices.ContainsFunc(ms[i+1:], func(x mop) bool { return x.kind == mAppend && x.key == m.key }) {
+				continue
 			}
+			ver := r.prefix
+			if r.val == nil {
+				ver = -1
+			}
+			out = append(out, extRead{m.key, ver, t})
 		}
 	}
 	return out
+}
+
+// readBefore reports whether ms read key k.
+func readBefore(ms []mop, k int32) bool {
+	return slices.ContainsFunc(ms, func(m mop) bool { return m.kind == mRead && m.key == k })
 }
 
 func touchedBefore(ms []mop, k int32) bool {

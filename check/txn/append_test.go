@@ -159,6 +159,41 @@ var appendCases = []struct {
 		types: []string{"G-single-item", "lost-update"},
 	},
 	{
+		// As Elle (txn.clj lost-update-cases), a read of nil and a read
+		// of [] are different values: no lost update, though the cycle
+		// stands.
+		name: "lost update: nil and [] read apart",
+		hist: []string{
+			"ok 1 [[:r :x nil] [:append :x 2]]",
+			"ok 2 [[:r :x []] [:append :x 3]]",
+			"ok 3 [[:r :x [2 3]]]",
+		},
+		o:     la("serializable"),
+		types: []string{"G-single-item"},
+	},
+	{
+		name: "lost update: both read nil",
+		hist: []string{
+			"ok 1 [[:r :x nil] [:append :x 2]]",
+			"ok 2 [[:r :x nil] [:append :x 3]]",
+			"ok 3 [[:r :x [2 3]]]",
+		},
+		o:     la("serializable"),
+		types: []string{"G-single-item", "lost-update"},
+	},
+	{
+		// Elle takes a transaction's first read of a key, even after its
+		// own append: T1 and T2 both read [1] and then appended.
+		name: "lost update: the first read follows an append",
+		hist: []string{
+			"ok 1 [[:append :x 1] [:r :x [1]] [:append :x 2]]",
+			"ok 2 [[:r :x [1]] [:append :x 3]]",
+			"ok 3 [[:r :x [1 2 3]]]",
+		},
+		o:     la("serializable"),
+		types: []string{"G-single-item", "G1b", "lost-update"},
+	},
+	{
 		name: "G0-process",
 		hist: []string{
 			"ok 0 [[:append :x 1]]",

@@ -63,6 +63,9 @@ func Check(ctx context.Context, ops []history.Op, o Options) (*Result, error) {
 		c.ri = h.analyzeRegister(c.f, e, &c.o)
 	}
 	wait()
+	if h.completionsOnly && (rt || o.Realtime) {
+		c.notes = append(c.notes, "the history records completions alone, no invocations (as Elle's examples): with no transaction's start known, none follows another in real time, so the real-time order the models ask for adds nothing")
+	}
 	e.appendAll(order)
 	c.g = buildGraph(len(h.txns), e)
 	e.chunks = nil

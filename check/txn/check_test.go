@@ -121,9 +121,10 @@ func TestMalformed(t *testing.T) {
 	if _, err := Check(context.Background(), txns(t, many...), la()); err == nil || !strings.Contains(err.Error(), "already written by op 7") {
 		t.Fatalf("many values: %v", err)
 	}
-	// An unpaired completion.
-	ops := []history.Op{{Index: 0, Process: 0, Type: history.OK, F: "txn", Value: []any{}}}
-	if _, err := Check(context.Background(), ops, la()); err == nil || !strings.Contains(err.Error(), "op 0") {
+	// An unpaired completion in a history with invocations (one of
+	// completions alone is Elle's shorthand: TestCompletionsOnly).
+	ops := []history.Op{{Index: 0, Process: 0, Type: history.Invoke, F: "txn", Value: []any{}}, {Index: 1, Process: 1, Type: history.OK, F: "txn", Value: []any{}}}
+	if _, err := Check(context.Background(), ops, la()); err == nil || !strings.Contains(err.Error(), "op 1: ok of process 1 has no open invocation") {
 		t.Fatalf("unpaired: %v", err)
 	}
 }

@@ -50,7 +50,7 @@ func (h *hist) opIndexes(ts ...int32) []int {
 // describe is one line about transaction t: where it is and what it did.
 func (h *hist) describe(t int32) string {
 	tr := &h.txns[t]
-	return fmt.Sprintf("op %d, process %d, %s: %s", h.opIndex(t), h.proc(t), tr.st, clip(fmtv(h.value(t)), 300))
+	return fmt.Sprintf("op %d, process %s, %s: %s", h.opIndex(t), history.ProcessName(h.proc(t)), tr.st, clip(fmtv(h.value(t)), 300))
 }
 
 // clip shortens s to about n bytes, on a rune boundary.
@@ -72,7 +72,7 @@ func (c *checker) why(a, b int32, r rel, na, nb string) (text, key string) {
 	h := c.h
 	switch r {
 	case process:
-		return fmt.Sprintf("%s and %s ran on process %d, in that order", na, nb, h.proc(a)), ""
+		return fmt.Sprintf("%s and %s ran on process %s, in that order", na, nb, history.ProcessName(h.proc(a))), ""
 	case realtime:
 		return fmt.Sprintf("%s completed (op %d) before %s was invoked (op %d)",
 			na, h.ops[h.txns[a].comp].Index, nb, h.ops[h.txns[b].inv].Index), ""
@@ -242,7 +242,7 @@ func (c *checker) explainCycle(cy *cycle, typ string) Anomaly {
 		}
 		fmt.Fprintf(&b, "  %s = %s\n", name(i), h.describe(t))
 		tr := &h.txns[t]
-		label := fmt.Sprintf("%s: op %d, process %d, %s\n%s", name(i), h.opIndex(t), h.proc(t), tr.st, clip(fmtv(h.value(t)), 120))
+		label := fmt.Sprintf("%s: op %d, process %s, %s\n%s", name(i), h.opIndex(t), history.ProcessName(h.proc(t)), tr.st, clip(fmtv(h.value(t)), 120))
 		fmt.Fprintf(&dot, "  %s [label=%s];\n", name(i), dotQuote(label))
 	}
 	if !shown(cycleHead) {

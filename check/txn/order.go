@@ -25,8 +25,12 @@ func (h *hist) processEdges(e *edges) {
 // anything invoked later reaches them through it. Edges number at most the
 // transactions times the concurrency, instead of quadratically many.
 // Indeterminate transactions never complete, so they are never on the
-// frontier.
+// frontier. A history of completions alone has no real-time order: no
+// transaction's start is known.
 func (h *hist) realtimeEdges(e *edges) {
+	if h.completionsOnly {
+		return
+	}
 	// events[pos] is t+1 for the invocation of t, -(t+1) for the completion
 	// of committed t, 0 for anything else.
 	events := make([]int32, len(h.ops))

@@ -28,7 +28,9 @@ func (s status) String() string {
 
 // txnRec is one transaction: an invocation and its completion.
 type txnRec struct {
-	inv, comp  int32 // positions in ops; comp is -1 when it never completed
+	// inv and comp are positions in ops; comp is -1 when it never
+	// completed, and inv is comp in a history of completions alone.
+	inv, comp  int32
 	mop0, nmop int32 // its micro-ops are mops[mop0 : mop0+nmop]
 	st         status
 }
@@ -99,16 +101,25 @@ type hist struct {
 	// another pass over every read's list.
 	longest, longestLen []int32
 	consumed            int // ok and info transactions
+	// completionsOnly says the history records no invocations: each
+	// transaction's inv is its comp, and its start is unknown, so no
+	// transaction follows another in real time.
+	completionsOnly bool
 }
 
 // parse pairs the history and interns every transaction's micro-ops.
 func parse(ops []history.Op, w Workload) (*hist, error) {
 	pairs, err := history.Pair(ops)
+	alone := false
 	if err != nil {
-		return nil, fmt.Errorf("pair history: %w", err)
+		// Elle's examples often record completions alone; Elle then
+		// knows no start of any, and neither do we.
+		if pairs, alone = history.PairCompletions(ops); !alone {
+			return nil, fmt.Errorf("pair history: %w", err)
+		}
 	}
 	n := countParallel(ops, pairs)
-	h := &hist{w: w, ops: ops, in: newInterner(), txns: make([]txnRec, 0, n.txns)}
+	h := &hist{w: w, ops: ops, in: newInterner(), txns: make([]txnRec, 0, n.txns), completionsOnly: alone}
 	h.mops = make([]mop, 0, n.mops)
 	h.vers = make([]version, 0, n.writes)
 	h.reads = make([]readRec, 0, n.reads)
@@ -119,7 +130,7 @@ func parse(ops []history.Op, w Workload) (*hist, error) {
 		}
 		if !isTxnF(inv.F) {
 			// Skipping it would check less than the user gave and say nothing.
-			return nil, history.OpErrorf(inv.Index, "op %d: process %d invokes :f %s; a %s history holds only :f :txn client ops", inv.Index, inv.Process, inv.F, w)
+			return nil, history.OpErrorf(inv.Index, "op %d: process %s invokes :f %s; a %s history holds only :f :txn client ops", inv.Index, history.ProcessName(inv.Process), inv.F, w)
 		}
 		t := txnRec{inv: int32(p.Invoke), comp: int32(p.Complete), st: indeterminate}
 		src := inv

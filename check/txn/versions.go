@@ -259,6 +259,9 @@ func (h *hist) chainOrder(tt [][]touch, rt bool) []vedge {
 		}
 		return out
 	}
+	if h.completionsOnly {
+		return nil // no transaction's start is known
+	}
 	// events[pos] is t+1 for the invocation of t, -(t+1) for the completion
 	// of committed t.
 	events := make([]int32, len(h.ops))

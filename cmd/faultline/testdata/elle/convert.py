@@ -311,6 +311,12 @@ case("la-readme-demo", LA, nof(seq((0, "ok", la_op("ax1ry1")), (1, "ok", la_op("
     ("--consistency-model serializable", "invalid", "G1c", "read-committed"),
 ])
 
+# The demo as the README gives it: completions alone, no :f (faultline
+# reads such a history as Elle does, with no real-time order).
+case("la-readme-demo-as-given", LA, nof(raw((0, "ok", la_op("ax1ry1")), (1, "ok", la_op("ax2ay1")), (2, "ok", la_op("rx12")))), [
+    ("--consistency-model serializable", "invalid", "G1c", "read-committed"),
+])
+
 # ---- Derived rows: checks Elle's tests run without asserting, or Elle's
 # rules applied by hand to its histories (see README).
 derived = []
