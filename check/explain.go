@@ -177,12 +177,12 @@ func opRef(h []history.Op, o porcupine.Operation) string {
 // opLine is one op as a row of text: indices, process, what it did.
 func (c *linearizable) opLine(h []history.Op, o porcupine.Operation) string {
 	in := opIn(o)
-	return fmt.Sprintf("%-12s p%-3d %-22s", opRef(h, o), h[in.invoke].Process, describeOp(in, opOut(o)))
+	return fmt.Sprintf("%-12s p%-3s %-22s", opRef(h, o), history.ProcessName(h[in.invoke].Process), describeOp(in, opOut(o)))
 }
 
 // opTitle names an op in a sentence: "#84->#85 (p11 read -> 2)".
 func opTitle(h []history.Op, o porcupine.Operation) string {
-	return fmt.Sprintf("%s (p%d %s)", opRef(h, o), h[opIn(o).invoke].Process, describeOp(opIn(o), opOut(o)))
+	return fmt.Sprintf("%s (p%s %s)", opRef(h, o), history.ProcessName(h[opIn(o).invoke].Process), describeOp(opIn(o), opOut(o)))
 }
 
 // plural counts a noun: "1 op", "3 ops".
