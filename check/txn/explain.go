@@ -118,7 +118,7 @@ func (c *checker) whyAppend(a, b int32, r rel, na, nb string) (string, string) {
 			last := &h.vers[ai.keyOrder(m.key)[rd.prefix-1]]
 			if last.writer == a {
 				return fmt.Sprintf("%s read key %s = %s, ending with %s's append of %s",
-					nb, h.keyName(m.key), fmtv(rd.list()), na, fmtv(last.val)), h.keyName(m.key)
+					nb, h.keyName(m.key), fmtv(rd.val), na, fmtv(last.val)), h.keyName(m.key)
 			}
 		}
 	case rw:
@@ -131,14 +131,14 @@ func (c *checker) whyAppend(a, b int32, r rel, na, nb string) (string, string) {
 			if int(rd.prefix) < len(order) {
 				if next := &h.vers[order[rd.prefix]]; next.writer == b {
 					return fmt.Sprintf("%s read key %s = %s, missing %s's append of %s, which came next",
-						na, h.keyName(m.key), fmtv(rd.list()), nb, fmtv(next.val)), h.keyName(m.key)
+						na, h.keyName(m.key), fmtv(rd.val), nb, fmtv(next.val)), h.keyName(m.key)
 				}
 				continue
 			}
 			for _, u := range ai.unread(m.key) {
 				if h.vers[u].writer == b {
 					return fmt.Sprintf("%s read key %s = %s, all of it anyone ever read, so it missed %s's append of %s, which nobody read",
-						na, h.keyName(m.key), fmtv(rd.list()), nb, fmtv(h.vers[u].val)), h.keyName(m.key)
+						na, h.keyName(m.key), fmtv(rd.val), nb, fmtv(h.vers[u].val)), h.keyName(m.key)
 				}
 			}
 		}
