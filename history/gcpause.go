@@ -62,7 +62,7 @@ func pauseGC(size int) (resume func()) {
 	if size < pauseMinBytes {
 		return func() {}
 	}
-	grow := int64(min(size, math.MaxInt64/pauseBytesPerInput)) * pauseBytesPerInput
+	grow := min(int64(size), math.MaxInt64/pauseBytesPerInput) * pauseBytesPerInput
 	gcPause.Lock()
 	defer gcPause.Unlock()
 	if gcPause.holders == 0 {

@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -126,7 +127,7 @@ func readDimensions(b *Budget, v string) {
 			if b.Faults == nil {
 				b.Faults = new(int)
 			}
-			*b.Faults = min(*b.Faults+int(n), 1<<40)
+			*b.Faults = min(*b.Faults+int(n), math.MaxInt32)
 		case "seeds":
 			b.Seeds = max(b.Seeds, int(n))
 		case "ops":
