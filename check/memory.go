@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/metrics"
-	"syscall"
 	"time"
 
 	"github.com/faultline/faultline/history"
@@ -20,9 +19,8 @@ var ErrMemoryBudget = errors.New("memory budget exhausted")
 // budget: half the machine's memory, or 4 GiB where that cannot be read. A
 // search past it would soon be killed by the kernel, losing every result.
 func DefaultMemoryBudget() uint64 {
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err == nil && si.Totalram > 0 {
-		return uint64(si.Totalram) * uint64(si.Unit) / 2
+	if total, ok := totalMemory(); ok {
+		return total / 2
 	}
 	return 4 << 30
 }

@@ -8,10 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The helpers below each run one small POSIX sh script on the node, with
@@ -212,14 +209,14 @@ func SignalName(s string) (string, error) {
 		return "TERM", nil
 	}
 	if n, err := strconv.Atoi(s); err == nil {
-		name := unix.SignalName(syscall.Signal(n))
+		name := nodeSignalName(n)
 		if name == "" {
 			return "", fmt.Errorf("unknown signal %d", n)
 		}
 		return strings.TrimPrefix(name, "SIG"), nil
 	}
 	name := strings.TrimPrefix(strings.ToUpper(s), "SIG")
-	if unix.SignalNum("SIG"+name) == 0 {
+	if nodeSignalNum("SIG"+name) == 0 {
 		return "", fmt.Errorf("unknown signal %q", s)
 	}
 	return name, nil

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // LocalDir is the Starlark-visible default working directory of a node over
@@ -167,6 +165,3 @@ func (l *localNode) SignalMatching(ctx context.Context, pattern string, sig sysc
 func (l *localNode) Resume(ctx context.Context) ([]string, error) {
 	return l.sup.Resume(l.node), nil
 }
-
-// signalNumber maps a SignalName result to its number.
-func signalNumber(name string) syscall.Signal { return unix.SignalNum("SIG" + name) }

@@ -20,7 +20,8 @@
 //
 // The agent talks raw nfnetlink through golang.org/x/sys/unix. Message
 // encoding and decoding are pure functions (netlink.go), tested and fuzzed
-// without a kernel; Run wires them to the socket.
+// without a kernel; Run wires them to the socket. The socket is Linux's, so
+// elsewhere Run only checks its Config and returns an error (run_other.go).
 //
 // Run writes Stats as JSON to a file, replaced atomically every 200 ms and
 // on exit, which is the evidence the nemesis reads back from the node. On

@@ -6,20 +6,8 @@ package measure
 import (
 	"runtime/metrics"
 	"sync"
-	"syscall"
-	"testing"
 	"time"
 )
-
-// CPU returns the CPU time the process has used so far, user and system,
-// all goroutines and the collector included.
-func CPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // Peak samples the heap in use every few milliseconds from StartPeak to
 // Stop. It reads runtime/metrics, which does not stop the world as
