@@ -8,6 +8,8 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/faultline/faultline/history"
+
+	"github.com/faultline/faultline/internal/plural"
 )
 
 // prefixTail is how many ops of the longest linearizable prefix the text shows.
@@ -32,7 +34,7 @@ func (c *linearizable) explain(h []history.Op, p *prepared, part int, best []int
 	if c.s.kind == kindKV {
 		where = " on key " + formatValue(pt.key)
 	}
-	fmt.Fprintf(&b, "Not linearizable%s (%s, %d with unknown outcome).\n\n", where, plural(len(ops), "op"), pt.unknown)
+	fmt.Fprintf(&b, "Not linearizable%s (%s, %d with unknown outcome).\n\n", where, plural.Count(len(ops), "op"), pt.unknown)
 	state := c.writePrefix(&b, h, ops, best)
 	blocking, next := frontier(ops, best)
 	c.writeBlocking(&b, h, ops, blocking, best)
@@ -183,14 +185,6 @@ func (c *linearizable) opLine(h []history.Op, o porcupine.Operation) string {
 // opTitle names an op in a sentence: "#84->#85 (p11 read -> 2)".
 func opTitle(h []history.Op, o porcupine.Operation) string {
 	return fmt.Sprintf("%s (p%s %s)", opRef(h, o), history.ProcessName(h[opIn(o).invoke].Process), describeOp(opIn(o), opOut(o)))
-}
-
-// plural counts a noun: "1 op", "3 ops".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func joinValues(vs []any) string {

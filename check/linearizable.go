@@ -10,6 +10,8 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/faultline/faultline/history"
+
+	"github.com/faultline/faultline/internal/plural"
 )
 
 func init() {
@@ -141,7 +143,7 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 		// linearizable. Consumed stays 0, so the verdict layer knows the
 		// run proved nothing.
 		res.Valid = Valid
-		res.Summary = fmt.Sprintf("valid: nothing took effect (%d failed ops, %d unknown reads dropped), so the history is trivially linearizable; it proves nothing", prep.failed, prep.infoReads)
+		res.Summary = fmt.Sprintf("valid: nothing took effect (%s, %s dropped), so the history is trivially linearizable; it proves nothing", plural.Count(prep.failed, "failed op"), plural.Count(prep.infoReads, "unknown read"))
 		return res
 	}
 	res.Consumed = Consumed{Ops: prep.ops(), Keys: len(prep.parts)}
@@ -207,12 +209,12 @@ func (c *linearizable) writePage(res *Result, h []history.Op, p *prepared, part 
 
 // sizeText says how much was checked: "120 ops (14 with unknown outcome) over 3 keys".
 func (c *linearizable) sizeText(p *prepared) string {
-	s := plural(p.ops(), "op")
+	s := plural.Count(p.ops(), "op")
 	if p.unknown > 0 {
 		s += fmt.Sprintf(" (%d with unknown outcome)", p.unknown)
 	}
 	if c.s.kind == kindKV {
-		s += " over " + plural(len(p.parts), "key")
+		s += " over " + plural.Count(len(p.parts), "key")
 	}
 	return s
 }

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/history"
+
+	"github.com/faultline/faultline/internal/plural"
 )
 
 // Window is one fault window to shade on a plot. Callers convert from
@@ -402,15 +404,7 @@ func (p *plotter) render() {
 
 // summary counts what the plot shows, for its heading and <title>.
 func (p *plotter) summary() string {
-	return plural(len(p.points), "client completion") + " over " + fmtDuration(max(p.tMax, 0)) + ", " + plural(len(p.in.Windows), "fault window") + ", " + plural(len(p.marks), "anomalous op")
-}
-
-// plural is "1 op" or "2 ops".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return plural.Count(len(p.points), "client completion") + " over " + fmtDuration(max(p.tMax, 0)) + ", " + plural.Count(len(p.in.Windows), "fault window") + ", " + plural.Count(len(p.marks), "anomalous op")
 }
 
 // scales fixes the time bins and the log latency range both latency
@@ -930,7 +924,7 @@ func (p *plotter) captions() {
 		for _, m := range p.missing[:min(len(p.missing), 10)] {
 			ids = append(ids, "#"+strconv.FormatInt(m, 10))
 		}
-		lines = append(lines, plural(len(p.missing), "anomalous op")+" not in this history: "+strings.Join(ids, " "))
+		lines = append(lines, plural.Count(len(p.missing), "anomalous op")+" not in this history: "+strings.Join(ids, " "))
 	}
 	for i, l := range lines {
 		p.textEl(plotLeft, float64(captionY+i*13), ` class="caption" fill="`+faintColour+`"`, l)

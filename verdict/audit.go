@@ -146,13 +146,6 @@ func kindsText(ks []OracleKind) string {
 	return strings.Join(s, " + ")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // sensitivityCheck is the checker-sensitivity audit, after the weak-oracle
 // items: did the oracle reject histories mutated to be wrong? A failure
 // already decided the verdict (INCONCLUSIVE-oracle-too-weak); the item

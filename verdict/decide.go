@@ -3,6 +3,8 @@ package verdict
 import (
 	"fmt"
 	"strings"
+
+	"github.com/faultline/faultline/internal/plural"
 )
 
 // Decision is a verdict stored with the evidence that produced it (§2.3):
@@ -118,7 +120,7 @@ func failVerdict(e *Evidence) (Verdict, []string) {
 	case r.Attempted == 0:
 		return FailNondeterministic, []string{why, "not re-run: reproduction not shown"}
 	}
-	return FailNondeterministic, append([]string{why, fmt.Sprintf("not reproduced in %s with the same seed, configuration and fault sequence", plural(r.Attempted, "re-run", "re-runs"))}, r.Runs...)
+	return FailNondeterministic, append([]string{why, fmt.Sprintf("not reproduced in %s with the same seed, configuration and fault sequence", plural.CountAs(r.Attempted, "re-run", "re-runs"))}, r.Runs...)
 }
 
 // notProven names every scheduled fault whose landing evidence is missing.
@@ -235,7 +237,7 @@ func oracleText(e *Evidence) string {
 	if !e.ran() || !o.ran() {
 		return "oracle did not run"
 	}
-	s := fmt.Sprintf("%s: %s; consumed %d of %d issued ops (%d dropped), %s", orDefault(o.Name, "oracle"), o.Outcome, o.Consumed, e.Run.Ops, o.Dropped, plural(o.Keys, "key", "keys"))
+	s := fmt.Sprintf("%s: %s; consumed %d of %d issued ops (%d dropped), %s", orDefault(o.Name, "oracle"), o.Outcome, o.Consumed, e.Run.Ops, o.Dropped, plural.CountAs(o.Keys, "key", "keys"))
 	if o.Subset != "" {
 		s += "; subset: " + o.Subset
 	}

@@ -1,5 +1,7 @@
 package verdict
 
+import "github.com/faultline/faultline/internal/plural"
+
 // interrupted is the decision for a run cancelled before its budget ended
 // that found no violation (a violation is a FAIL: the recorded history is
 // real, however short). It is never a PASS: the schedule the claim rests on
@@ -15,7 +17,7 @@ func interrupted(e *Evidence) (Verdict, []string) {
 	}
 	faults := "no fault planned"
 	if len(e.Faults) > 0 {
-		faults = plural(len(e.Faults), "fault", "faults") + " landed before the interruption"
+		faults = plural.CountAs(len(e.Faults), "fault", "faults") + " landed before the interruption"
 	}
 	if e.Oracle.Outcome == Valid {
 		return PartialModel, []string{head + "; the checker covered only the history prefix recorded before it (" + faults + ")",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/faultline/faultline/internal/plural"
 )
 
 // weakOracles are the fourteen weak-oracle checks of §3.2, in report order.
@@ -100,7 +102,7 @@ func (a *auditor) singleFailover() (Status, string) {
 		return NA, "the claim is not about failover"
 	}
 	n := a.e.landedFaults()
-	ev := plural(n, "fault", "faults") + " landed"
+	ev := plural.CountAs(n, "fault", "faults") + " landed"
 	if !a.hasKind(KindReconciliation) {
 		return Failed, ev + "; no replica reconciliation in the oracle"
 	}
@@ -154,7 +156,7 @@ func (a *auditor) symmetricOnly() (Status, string) {
 	if parts == 0 {
 		return NA, "no partition scheduled"
 	}
-	ev := fmt.Sprintf("%s landed of %s scheduled", plural(asym, "asymmetric partition", "asymmetric partitions"), plural(parts, "partition", "partitions"))
+	ev := fmt.Sprintf("%s landed of %s scheduled", plural.CountAs(asym, "asymmetric partition", "asymmetric partitions"), plural.CountAs(parts, "partition", "partitions"))
 	if asym > 0 {
 		return Pass, ev
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+
+	"github.com/faultline/faultline/internal/plural"
 )
 
 // checker holds one check's state.
@@ -102,7 +104,7 @@ func (c *checker) noteUnappended() {
 	r := &c.h.reads[first.read]
 	more := ""
 	if keys > 1 {
-		more = fmt.Sprintf(", and reads of %s besides", plural(keys-1, "other key"))
+		more = fmt.Sprintf(", and reads of %s besides", plural.Count(keys-1, "other key"))
 	}
 	c.notes = append(c.notes, fmt.Sprintf("reads hold elements no transaction appended (%s read key %s = %s, holding %s%s); with the initial state unknown they may predate the history, so they are no garbage reads, as rw-register's reads of values nobody wrote are not (Elle's whole check stops with an error on such a history, while its analyses ignore them; an initial state of empty, --init nil, makes them garbage reads)",
 		c.h.name(r.txn), c.h.keyName(r.key), fmtv(r.list()), fmtv(first.val), more))
@@ -320,7 +322,7 @@ func (c *checker) cycleExists(vs []int32, sub *graph, got []string) {
 		}
 		c.f.add(sp.typ, func() Anomaly {
 			return Anomaly{Ops: ops, Explanation: fmt.Sprintf("A cycle %s forbids exists: %s of this component depend on each other by %s (the first %d shown), though the search ran out of time before naming one.",
-				elleName(sp.model), plural(len(scc), "transaction"), relsText, len(ops))}
+				elleName(sp.model), plural.Count(len(scc), "transaction"), relsText, len(ops))}
 		})
 	}
 }
@@ -476,7 +478,7 @@ func (c *checker) result() *Result {
 				}
 			}
 			return Anomaly{Ops: ops, Explanation: fmt.Sprintf("Empty transaction graph: no dependency between any two of the %s could be inferred, so no cycle could show.",
-				plural(c.h.consumed, "transaction"))}
+				plural.Count(c.h.consumed, "transaction"))}
 		})
 	}
 	var all, allowed, bad []string
@@ -506,7 +508,7 @@ func (c *checker) result() *Result {
 	if empty {
 		r.Incomplete = append(r.Incomplete, emptyNote)
 	}
-	scope := fmt.Sprintf("%s over %s", plural(r.Txns, "txn"), plural(r.Keys, "key"))
+	scope := fmt.Sprintf("%s over %s", plural.Count(r.Txns, "txn"), plural.Count(r.Keys, "key"))
 	models := c.forbiddenBy()
 	switch {
 	case len(bad) > 0:
@@ -546,9 +548,9 @@ func (c *checker) explanation(r *Result, allowed []string, models string) string
 		}
 	}
 	fmt.Fprintf(&b, "Checked %s (%d ok, %d info) over %s as %s against %s.\n",
-		plural(r.Txns, "transaction"), ok, info, plural(r.Keys, "key"), c.o.Workload, models)
+		plural.Count(r.Txns, "transaction"), ok, info, plural.Count(r.Keys, "key"), c.o.Workload, models)
 	if failed := len(h.txns) - ok - info; failed > 0 {
-		fmt.Fprintf(&b, "%s served only to spot reads of aborted writes.\n", plural(failed, "failed transaction"))
+		fmt.Fprintf(&b, "%s served only to spot reads of aborted writes.\n", plural.Count(failed, "failed transaction"))
 	}
 	fmt.Fprintf(&b, "Verdict: %s.\n", r.Valid)
 	if len(r.Not) > 0 {
@@ -580,14 +582,6 @@ func (c *checker) explanation(r *Result, allowed []string, models string) string
 		fmt.Fprintf(&b, "\nIncomplete: %s.\n", n)
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-// plural spells a count of things.
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // indent makes s a bullet: "  - " before its first line, four spaces before
