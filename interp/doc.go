@@ -28,7 +28,7 @@ func init() {
 				{Name: "time", Default: `"auto"`, Doc: `"auto", "virtual" (simulated time: in-process clients only) or "real"`},
 				{Name: "nemesis", Default: "None", Doc: "a nemesis package (nemesis.*) or generator, or a dict of them by tier", Example: "nemesis.partition()"},
 				{Name: "landing", Default: "None", Doc: "evidence the faults took effect: an evidence.* value or a list (needs a nemesis)", Example: "[evidence.landed()]"},
-				{Name: "db", Default: "None", Doc: "a db recipe: a struct with setup(node) and teardown(node), optionally primaries() -> [names] and logs (paths saved before teardown)"},
+				{Name: "db", Default: "None", Doc: "a db recipe: a struct with setup(node) and teardown(node), optionally primaries() -> [names] (while it names none, as between leaders, a \"primaries\" fault asks again for up to 10 s) and logs (paths saved before teardown)"},
 				{Name: "final", Default: "None", Doc: "a generator of client ops run once after the workload and the final heal (the dump no_lost_ack judges)"},
 				{Name: "final_timeout", Default: `"30s"`, Doc: "bounds the final phase (positive)"},
 			},

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/gen"
@@ -202,16 +203,41 @@ func eachNode(ctx context.Context, pool *control.Pool, targets []string, fn func
 	return ev, errors.Join(errs...)
 }
 
-// primaries asks the database for its primaries, if it can say.
+// A database between leaders names no primary (an election in progress, or
+// the cluster still settling after a heal), so a "primaries" fault waits a
+// while for one rather than failing at once; the fault's record carries the
+// time it actually landed.
+var (
+	primariesWait = 10 * time.Second
+	primariesPoll = 250 * time.Millisecond
+)
+
+// primaries asks the database for its primaries, if it can say, asking
+// again until it names one or primariesWait has passed.
 func (w *Worker) primaries(ctx context.Context) ([]string, error) {
 	if w.opts.Primaries == nil {
 		return nil, nil
 	}
-	p, err := w.opts.Primaries(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("primaries: %w", err)
+	deadline := time.Now().Add(primariesWait)
+	for {
+		p, err := w.opts.Primaries(ctx)
+		if err == nil && len(p) > 0 {
+			return p, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("primaries: %w", context.Cause(ctx))
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return nil, fmt.Errorf("primaries (asked for %v): %w", primariesWait, err)
+			}
+			return nil, fmt.Errorf("primaries: the database named none in %v", primariesWait)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(primariesPoll):
+		}
 	}
-	return p, nil
 }
 
 // addr returns the address peers use for node: its host if that is an IP,
