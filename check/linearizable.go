@@ -10,7 +10,6 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/faultline/faultline/history"
-
 	"github.com/faultline/faultline/internal/plural"
 )
 

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/faultline/faultline/history"
-
 	"github.com/faultline/faultline/internal/plural"
 )
 

@@ -120,7 +120,7 @@ func failVerdict(e *Evidence) (Verdict, []string) {
 	case r.Attempted == 0:
 		return FailNondeterministic, []string{why, "not re-run: reproduction not shown"}
 	}
-	return FailNondeterministic, append([]string{why, fmt.Sprintf("not reproduced in %s with the same seed, configuration and fault sequence", plural.CountAs(r.Attempted, "re-run", "re-runs"))}, r.Runs...)
+	return FailNondeterministic, append([]string{why, fmt.Sprintf("not reproduced in %s with the same seed, configuration and fault sequence", plural.Count(r.Attempted, "re-run"))}, r.Runs...)
 }
 
 // notProven names every scheduled fault whose landing evidence is missing.
@@ -237,7 +237,7 @@ func oracleText(e *Evidence) string {
 	if !e.ran() || !o.ran() {
 		return "oracle did not run"
 	}
-	s := fmt.Sprintf("%s: %s; consumed %d of %d issued ops (%d dropped), %s", orDefault(o.Name, "oracle"), o.Outcome, o.Consumed, e.Run.Ops, o.Dropped, plural.CountAs(o.Keys, "key", "keys"))
+	s := fmt.Sprintf("%s: %s; consumed %d of %d issued ops (%d dropped), %s", orDefault(o.Name, "oracle"), o.Outcome, o.Consumed, e.Run.Ops, o.Dropped, plural.Count(o.Keys, "key"))
 	if o.Subset != "" {
 		s += "; subset: " + o.Subset
 	}

@@ -17,7 +17,7 @@ func interrupted(e *Evidence) (Verdict, []string) {
 	}
 	faults := "no fault planned"
 	if len(e.Faults) > 0 {
-		faults = plural.CountAs(len(e.Faults), "fault", "faults") + " landed before the interruption"
+		faults = plural.Count(len(e.Faults), "fault") + " landed before the interruption"
 	}
 	if e.Oracle.Outcome == Valid {
 		return PartialModel, []string{head + "; the checker covered only the history prefix recorded before it (" + faults + ")",

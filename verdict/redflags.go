@@ -79,7 +79,7 @@ func (a *auditor) oracleRan() (Status, string) {
 	case issued <= 0:
 		return CannotJudge, fmt.Sprintf("the oracle consumed %d ops, but ops issued were not counted", o.Consumed)
 	case acc == issued:
-		return Pass, fmt.Sprintf("%s consumed %d of %d issued ops (%d rightly dropped), %s", orDefault(o.Name, "oracle"), o.Consumed, issued, o.Dropped, plural.CountAs(o.Keys, "key", "keys"))
+		return Pass, fmt.Sprintf("%s consumed %d of %d issued ops (%d rightly dropped), %s", orDefault(o.Name, "oracle"), o.Consumed, issued, o.Dropped, plural.Count(o.Keys, "key"))
 	case acc < issued:
 		return Failed, fmt.Sprintf("%d of %d issued ops unaccounted for (consumed %d, dropped %d): truncated history?", issued-acc, issued, o.Consumed, o.Dropped)
 	}
@@ -144,9 +144,9 @@ func (a *auditor) logs() (Status, string) {
 	case l.Files == 0:
 		return CannotJudge, "no SUT log files were found to grep"
 	case l.Matches > 0:
-		return Failed, fmt.Sprintf("%s for %s in %s: %s", plural.CountAs(l.Matches, "match", "matches"), pat, plural.CountAs(l.Files, "file", "files"), strings.Join(l.Samples, " | "))
+		return Failed, fmt.Sprintf("%s for %s in %s: %s", plural.CountAs(l.Matches, "match", "matches"), pat, plural.Count(l.Files, "file"), strings.Join(l.Samples, " | "))
 	}
-	return Pass, fmt.Sprintf("%s (%d lines) grepped for %s: no match", plural.CountAs(l.Files, "file", "files"), l.Lines, pat)
+	return Pass, fmt.Sprintf("%s (%d lines) grepped for %s: no match", plural.Count(l.Files, "file"), l.Lines, pat)
 }
 
 // recovered: every fault's removal was verified and the system came back to
@@ -224,7 +224,7 @@ func (a *auditor) seeds(why string) (Status, string) {
 	if n >= MinSeeds {
 		return Pass, fmt.Sprintf("%d distinct seeds agreed", n)
 	}
-	return Failed, fmt.Sprintf("%s; a hardening claim needs ≥%d: %s", plural.CountAs(n, "distinct seed", "distinct seeds"), MinSeeds, why)
+	return Failed, fmt.Sprintf("%s; a hardening claim needs ≥%d: %s", plural.Count(n, "distinct seed"), MinSeeds, why)
 }
 
 // landingText is the landing evidence of a landed fault.

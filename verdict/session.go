@@ -56,7 +56,7 @@ func Session(s SessionEvidence) (SessionVerdict, string) {
 	passed := strings.Join(append(hard, smoke...), ", ")
 	switch {
 	case len(fails) > 0:
-		return Fail, fmt.Sprintf("FAIL: %s found: %s", plural.CountAs(len(fails), "oracle violation", "oracle violations"), strings.Join(fails, "; "))
+		return Fail, fmt.Sprintf("FAIL: %s found: %s", plural.Count(len(fails), "oracle violation"), strings.Join(fails, "; "))
 	case passed == "":
 		return Inconclusive, "INCONCLUSIVE: no scenario earned an evidenced PASS: " + strings.Join(concerns, "; ")
 	case len(concerns) > 0:

@@ -102,7 +102,7 @@ func (a *auditor) singleFailover() (Status, string) {
 		return NA, "the claim is not about failover"
 	}
 	n := a.e.landedFaults()
-	ev := plural.CountAs(n, "fault", "faults") + " landed"
+	ev := plural.Count(n, "fault") + " landed"
 	if !a.hasKind(KindReconciliation) {
 		return Failed, ev + "; no replica reconciliation in the oracle"
 	}
@@ -156,7 +156,7 @@ func (a *auditor) symmetricOnly() (Status, string) {
 	if parts == 0 {
 		return NA, "no partition scheduled"
 	}
-	ev := fmt.Sprintf("%s landed of %s scheduled", plural.CountAs(asym, "asymmetric partition", "asymmetric partitions"), plural.CountAs(parts, "partition", "partitions"))
+	ev := fmt.Sprintf("%s landed of %s scheduled", plural.Count(asym, "asymmetric partition"), plural.Count(parts, "partition"))
 	if asym > 0 {
 		return Pass, ev
 	}

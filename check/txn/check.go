@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
-
 	"github.com/faultline/faultline/internal/plural"
 )
 

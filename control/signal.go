@@ -1,11 +1,9 @@
-//go:build !linux
-
 package control
 
 // linuxSignals are the names of Linux's signals 1 to 31 on x86 and arm, as
 // golang.org/x/sys/unix lists them for Linux. Nodes are Linux, so their
-// numbering is this table, not the host's: on macOS or FreeBSD USR1 is 30
-// and 10 is BUS.
+// numbering is this table on every host, not the host's own: on macOS or
+// FreeBSD USR1 is 30 and 10 is BUS.
 var linuxSignals = [...]string{
 	"SIGHUP",
 	"SIGINT",
