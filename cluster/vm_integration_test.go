@@ -118,23 +118,28 @@ func TestVMCluster(t *testing.T) {
 		}
 		return o
 	}
+	before := map[string]nodeclock.Offset{}
+	for _, name := range []string{"n1", "n2", "n3"} {
+		before[name] = measure(name)
+	}
 	sh("n1", "date -s '+30 seconds' >/dev/null")
 	for _, name := range []string{"n1", "n2", "n3"} {
 		o := measure(name)
-		t.Logf("after date -s '+30 seconds' on n1: %s offset %s", name, o)
+		moved := o.Moved(before[name])
+		t.Logf("after date -s '+30 seconds' on n1: %s offset %s, moved %s", name, o, moved)
 		want := time.Duration(0)
 		if name == "n1" {
 			want = 30 * time.Second
 		}
 		// The shell's date -s itself takes a moment on an emulated node:
-		// allow 1 s beyond the measurement bound for n1, 250 ms of drift
-		// since the boot sync for the others.
-		slack := 250 * time.Millisecond
+		// allow 1 s beyond the measurement bounds for n1, 250 ms of drift
+		// for the others.
+		slack := o.Bound + before[name].Bound + 250*time.Millisecond
 		if name == "n1" {
-			slack = time.Second
+			slack += 750 * time.Millisecond
 		}
-		if d := o.Offset - want; d > o.Bound+slack || d < -o.Bound-slack {
-			t.Errorf("%s: offset %s, want %s", name, o, want)
+		if d := moved - want; d > slack || d < -slack {
+			t.Errorf("%s: moved %s (offset %s), want %s", name, moved, o, want)
 		}
 	}
 	r1, err := pool.Remote(context.Background(), "n1")

@@ -227,7 +227,7 @@ func (w *Worker) startClock(ctx context.Context, v any) (outcome, error) {
 		for _, n := range targets {
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, s := range samples {
-				d := float64(s[n].Offset - before[n].Offset)
+				d := float64(s[n].Moved(before[n]))
 				lo, hi = min(lo, d), max(hi, d)
 			}
 			seen := time.Duration(hi - lo)
@@ -241,7 +241,7 @@ func (w *Worker) startClock(ctx context.Context, v any) (outcome, error) {
 		if victim && spec.mode == "strobe" {
 			continue
 		}
-		moved := after[n].Offset - before[n].Offset
+		moved := after[n].Moved(before[n])
 		tol := before[n].Bound + after[n].Bound + clockSlack
 		var ok bool
 		switch {
@@ -259,6 +259,9 @@ func (w *Worker) startClock(ctx context.Context, v any) (outcome, error) {
 			ok = absDur(after[n].Offset) <= after[n].Bound+clockSlack
 		}
 		e := map[string]any{"before": offsetEv(before[n]), "after": offsetEv(after[n]), "moved_ms": ms(moved), "victim": victim}
+		if step := moved - (after[n].Offset - before[n].Offset); absDur(step) > time.Millisecond {
+			e["controller_step_ms"] = ms(step) // the controller's own clock was set meanwhile
+		}
 		if victim && spec.mode == "skew" {
 			se, _ := stepEv[n].(map[string]any)
 			e["tick"] = se

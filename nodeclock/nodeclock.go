@@ -37,7 +37,13 @@ type Offset struct {
 	Offset time.Duration // node clock - controller clock
 	Bound  time.Duration // half the round trip: the true offset is within ±Bound
 	At     time.Time     // controller time of the measurement's midpoint
+	// Mono is the controller's monotonic clock at At (time since this
+	// process's first reading), which no step of its wall clock moves.
+	Mono time.Duration
 }
+
+// epoch is the origin of Offset.Mono.
+var epoch = time.Now()
 
 // String shows the offset with its bound, e.g. "+30.012s ±48ms".
 func (o Offset) String() string {
@@ -46,6 +52,16 @@ func (o Offset) String() string {
 		sign = "-"
 	}
 	return fmt.Sprintf("%s%s ±%s", sign, abs(o.Offset).Round(100*time.Microsecond), o.Bound.Round(100*time.Microsecond))
+}
+
+// Moved is how far the node's clock moved against true elapsed time since
+// the measurement since: the change in offset with any step of the
+// controller's own wall clock between the two taken out. A host whose NTP
+// steps its clock, or whose own VM was paused and then set right, shifts
+// every offset at once without any node's clock having moved.
+func (o Offset) Moved(since Offset) time.Duration {
+	step := o.At.Round(0).Sub(since.At.Round(0)) - (o.Mono - since.Mono)
+	return o.Offset - since.Offset + step
 }
 
 func abs(d time.Duration) time.Duration {
@@ -196,7 +212,7 @@ func parseEpochRealtime(s string) (time.Time, error) {
 func sample(t0, t1, node time.Time) Offset {
 	rtt := t1.Sub(t0)
 	mid := t0.Add(rtt / 2)
-	return Offset{Offset: node.Sub(mid), Bound: rtt / 2, At: mid}
+	return Offset{Offset: node.Sub(mid), Bound: rtt / 2, At: mid, Mono: mid.Sub(epoch)}
 }
 
 // parseNanos reads `date +%s%N` output.

@@ -30,6 +30,32 @@ func TestSample(t *testing.T) {
 	}
 }
 
+// TestMoved: a node's movement is its change in offset, except for what a
+// step of the controller's own wall clock explains.
+func TestMoved(t *testing.T) {
+	at := time.Unix(1000, 0)
+	before := Offset{Offset: 20 * time.Millisecond, At: at, Mono: time.Minute}
+	for _, tc := range []struct {
+		name      string
+		offset    time.Duration // the second measurement's offset
+		wall      time.Duration // controller wall time elapsed between them
+		mono      time.Duration // controller monotonic time elapsed
+		wantMoved time.Duration
+	}{
+		{"still", 20 * time.Millisecond, 10 * time.Second, 10 * time.Second, 0},
+		{"bumped +5s", 5020 * time.Millisecond, 10 * time.Second, 10 * time.Second, 5 * time.Second},
+		{"controller stepped +8s", -7980 * time.Millisecond, 18 * time.Second, 10 * time.Second, 0},
+		{"controller stepped -2s, node bumped +1s", 3020 * time.Millisecond, 8 * time.Second, 10 * time.Second, time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after := Offset{Offset: tc.offset, At: at.Add(tc.wall), Mono: before.Mono + tc.mono}
+			if got := after.Moved(before); got != tc.wantMoved {
+				t.Errorf("Moved = %s, want %s", got, tc.wantMoved)
+			}
+		})
+	}
+}
+
 func TestParseNanos(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

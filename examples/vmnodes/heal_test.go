@@ -48,6 +48,13 @@ func healAfterKilledController(t *testing.T, st *cluster.State) {
 		t.Fatal(err)
 	}
 	nodeArgs := []string{"--nodes-file", st.NodesFile, "--ssh-key", st.ClientKey, "--known-hosts", st.KnownHosts}
+	pool := testcluster.Pool(t, st)
+	// Each clock before the run, to tell what heal moved from where the
+	// clocks of untouched nodes had got to on their own.
+	before := map[string]nodeclock.Offset{}
+	for _, n := range []string{"n1", "n2", "n3"} {
+		before[n] = measureClock(t, pool, n)
+	}
 	var out bytes.Buffer
 	ctl := exec.Command(clitest.Binary(t), append([]string{"run", script, "--tier", "smoke", "--yes", "--out", filepath.Join(dir, "out")}, nodeArgs...)...)
 	ctl.Stdout, ctl.Stderr = &out, &out
@@ -93,8 +100,6 @@ func healAfterKilledController(t *testing.T, st *cluster.State) {
 	ctl.Wait()
 	killed = true
 
-	pool := testcluster.Pool(t, st)
-	ctx := context.Background()
 	if qd := runOn(t, pool, "n2", "tc qdisc show"); !strings.Contains(qd, "netem") {
 		t.Fatalf("n2 has no netem after the kill, so the test proves nothing: %s", qd)
 	}
@@ -114,18 +119,23 @@ func healAfterKilledController(t *testing.T, st *cluster.State) {
 		if qd := runOn(t, pool, n, "tc qdisc show"); strings.Contains(qd, "netem") {
 			t.Errorf("%s still has netem after heal: %s", n, qd)
 		}
-		node, _ := pool.Node(n)
-		r, err := pool.Remote(ctx, n)
-		if err != nil {
-			t.Fatal(err)
+		o := measureClock(t, pool, n)
+		if n == "n1" {
+			// The victim's clock is back at the controller's.
+			t.Logf("n1 after heal: offset %s", o)
+			if d := o.Offset; d < -(o.Bound+100*time.Millisecond) || d > o.Bound+100*time.Millisecond {
+				t.Errorf("n1's clock is %s off the controller's after heal", o)
+			}
+			continue
 		}
-		o, err := nodeclock.Measure(ctx, r, node.Host, 5)
-		if err != nil {
-			t.Fatalf("%s: clock offset: %v", n, err)
-		}
-		t.Logf("%s after heal: offset %s", n, o)
-		if d := o.Offset; d < -(o.Bound+100*time.Millisecond) || d > o.Bound+100*time.Millisecond {
-			t.Errorf("%s's clock is %s off the controller's after heal", n, o)
+		// The others were never touched: their clocks moved no more than
+		// a guest's own drift allows (1% of the time since), whatever the
+		// controller's own clock did meanwhile.
+		moved, step := o.Moved(before[n]), o.Moved(before[n])-(o.Offset-before[n].Offset)
+		since := o.Mono - before[n].Mono
+		t.Logf("%s after heal: offset %s, before the run %s: moved %s in %s (the controller's clock stepped %s)", n, o, before[n], moved, since.Round(time.Second), step)
+		if limit := o.Bound + before[n].Bound + 100*time.Millisecond + since/100; moved < -limit || moved > limit {
+			t.Errorf("%s's clock moved %s between the run's start and heal, more than %s: something touched it", n, moved, limit)
 		}
 	}
 	// What heal says it did: each node's own fault, and nothing on n3.
@@ -134,6 +144,21 @@ func healAfterKilledController(t *testing.T, st *cluster.State) {
 			t.Errorf("heal's report lacks %q:\n%s", want, stdout)
 		}
 	}
+}
+
+// measureClock is node's clock offset from the controller's.
+func measureClock(t *testing.T, pool *control.Pool, n string) nodeclock.Offset {
+	t.Helper()
+	node, _ := pool.Node(n)
+	r, err := pool.Remote(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := nodeclock.Measure(context.Background(), r, node.Host, 5)
+	if err != nil {
+		t.Fatalf("%s: clock offset: %v", n, err)
+	}
+	return o
 }
 
 // runOn runs a shell command on node over SSH and returns its stdout.
