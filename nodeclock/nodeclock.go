@@ -215,6 +215,44 @@ func sample(t0, t1, node time.Time) Offset {
 	return Offset{Offset: node.Sub(mid), Bound: rtt / 2, At: mid, Mono: mid.Sub(epoch)}
 }
 
+// bootWallScript prints the node's wall clock and its time since boot
+// (CLOCK_BOOTTIME, /proc/uptime), read a few microseconds apart.
+const bootWallScript = `read -r up _ </proc/uptime && echo "$EPOCHREALTIME $up"`
+
+// BootWall is the node's boot time by its own wall clock: wall clock minus
+// time since boot, to /proc/uptime's 10 ms. Only setting the wall clock (a
+// step, a slew) changes it; no controller is involved, so neither a step of
+// the controller's clock nor a pause of the machine the node runs on does.
+// Two readings that differ tell that someone moved the node's clock.
+func BootWall(ctx context.Context, r control.Remote) (time.Time, error) {
+	res, err := r.Run(ctx, control.Cmd{Argv: []string{"bash", "-c", bootWallScript}, Timeout: 30 * time.Second, Label: "read boot time"})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("boot time of %s: %w", r.Node(), err)
+	}
+	t, err := parseBootWall(string(res.Stdout))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("boot time of %s: %w", r.Node(), err)
+	}
+	return t, nil
+}
+
+// parseBootWall reads bootWallScript's output ("1764648000.123456 42.17").
+func parseBootWall(s string) (time.Time, error) {
+	wall, up, ok := strings.Cut(strings.TrimSpace(s), " ")
+	if !ok {
+		return time.Time{}, fmt.Errorf("unexpected reading %q (want $EPOCHREALTIME and /proc/uptime)", s)
+	}
+	t, err := parseEpochRealtime(wall)
+	if err != nil {
+		return time.Time{}, err
+	}
+	secs, err := strconv.ParseFloat(up, 64)
+	if err != nil || secs < 0 {
+		return time.Time{}, fmt.Errorf("unexpected uptime %q", up)
+	}
+	return t.Add(-time.Duration(secs * float64(time.Second))), nil
+}
+
 // parseNanos reads `date +%s%N` output.
 func parseNanos(out []byte) (time.Time, error) {
 	s := strings.TrimSpace(string(out))

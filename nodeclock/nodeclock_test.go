@@ -56,6 +56,26 @@ func TestMoved(t *testing.T) {
 	}
 }
 
+func TestParseBootWall(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+		bad  bool
+	}{
+		{in: "1764648000.123456 42.17\n", want: time.Unix(1764647957, 953456000)},
+		{in: "1764648000,500000 0.50", want: time.Unix(1764648000, 0)},
+		{in: "1764648000.123456", bad: true},
+		{in: "1764648000.123456 up", bad: true},
+		{in: "1764648000.123456 -1.00", bad: true},
+		{in: "soon 42.17", bad: true},
+	} {
+		got, err := parseBootWall(tc.in)
+		if tc.bad != (err != nil) || !tc.bad && got.Sub(tc.want).Abs() > time.Microsecond {
+			t.Errorf("parseBootWall(%q) = %v, %v; want %v (bad %v)", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}
+
 func TestParseNanos(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
