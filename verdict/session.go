@@ -98,11 +98,14 @@ func blockedWhy(s SessionEvidence) string {
 }
 
 // line is the one-line account of d: "S1 VERDICT: first reason", with the
-// labels §2.5 asks for (a FAIL-nondeterministic is non-reproducible) and the
-// missing evidence of a PASS that cites none.
+// labels §2.5 asks for (a FAIL-nondeterministic is non-reproducible, or,
+// when it was never re-run, of unknown reproducibility) and the missing
+// evidence of a PASS that cites none.
 func (d *Decision) line() string {
 	s := d.Scenario + " " + string(d.Verdict)
 	switch {
+	case d.Verdict == FailNondeterministic && d.Evidence != nil && d.Evidence.Reruns.Attempted == 0:
+		s += " (not re-run: reproducibility unknown)"
 	case d.Verdict == FailNondeterministic:
 		s += " (non-reproducible)"
 	case d.Verdict.IsPass() && !d.evidencedPass():

@@ -29,6 +29,7 @@ func TestSession(t *testing.T) {
 
 		{"a reproducible FAIL", SessionEvidence{Scenarios: []ScenarioResult{sc("S1", PassHardening), sc("S2", FailReproducible)}}, Fail, "FAIL: 1 oracle violation found: S2 FAIL-reproducible: why S2"},
 		{"a nondeterministic FAIL", SessionEvidence{Scenarios: []ScenarioResult{sc("S1", FailNondeterministic)}}, Fail, "S1 FAIL-nondeterministic (non-reproducible)"},
+		{"a FAIL never re-run", SessionEvidence{Scenarios: []ScenarioResult{{Decision: Decision{Scenario: "S1", Verdict: FailNondeterministic, Reasons: []string{"oracle violation"}, Evidence: &Evidence{}}}}}, Fail, "S1 FAIL-nondeterministic (not re-run: reproducibility unknown): oracle violation"},
 		{"reproducible findings lead", SessionEvidence{Scenarios: []ScenarioResult{sc("S1", FailNondeterministic), sc("S2", NotRun), sc("S3", FailReproducible)}}, Fail, "2 oracle violations found: S3 FAIL-reproducible: why S3; S1 FAIL-nondeterministic"},
 
 		{"all passed", SessionEvidence{Scenarios: []ScenarioResult{sc("S1", PassSmoke), sc("S2", PassHardening)}}, Done, "DONE: no violation found; passed: S2 PASS-hardening (tier smoke), S1 PASS-smoke (tier smoke)"},
