@@ -117,6 +117,8 @@ func FuzzJepsenLog(f *testing.F) {
 			}
 			return
 		}
-		assertRoundTrips(t, file.Ops, false)
+		// As FuzzEDN: a keyword the log spells but EDN cannot (":0") goes out as
+		// its text, the way every EDN export writes it.
+		assertRoundTrips(t, JepsenOps(file.Ops), false)
 	})
 }
