@@ -118,24 +118,49 @@ func parsePin(s string) (ssh.PublicKey, error) {
 	return key, nil
 }
 
-// authMethods loads the key files and connects to the agent. The returned
-// closer, nil without an agent, releases the agent connection.
-func (c SSHConfig) authMethods() ([]ssh.AuthMethod, io.Closer, error) {
+// Validate checks what can be checked before any node is dialled: the
+// defaults resolve, every pin parses and every key file loads. A run calls
+// it first, so a mistyped --ssh-key is one clear input error, not a failed
+// connection to every node.
+func (c SSHConfig) Validate() error {
+	c, err := c.withDefaults()
+	if err != nil {
+		return err
+	}
+	if err := c.checkPins(); err != nil {
+		return err
+	}
+	_, err = c.signers()
+	return err
+}
+
+// signers loads the key files.
+func (c SSHConfig) signers() ([]ssh.Signer, error) {
 	var signers []ssh.Signer
 	for _, p := range c.KeyFiles {
 		pem, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, fmt.Errorf("ssh key: %w", err)
+			return nil, fmt.Errorf("ssh key: %w", err)
 		}
 		s, err := ssh.ParsePrivateKey(pem)
 		var missing *ssh.PassphraseMissingError
 		if errors.As(err, &missing) {
-			return nil, nil, fmt.Errorf("ssh key %s is passphrase-protected: load it into ssh-agent instead", p)
+			return nil, fmt.Errorf("ssh key %s is passphrase-protected: load it into ssh-agent instead", p)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("ssh key %s: %w", p, err)
+			return nil, fmt.Errorf("ssh key %s: %w", p, err)
 		}
 		signers = append(signers, s)
+	}
+	return signers, nil
+}
+
+// authMethods loads the key files and connects to the agent. The returned
+// closer, nil without an agent, releases the agent connection.
+func (c SSHConfig) authMethods() ([]ssh.AuthMethod, io.Closer, error) {
+	signers, err := c.signers()
+	if err != nil {
+		return nil, nil, err
 	}
 	var methods []ssh.AuthMethod
 	if len(signers) > 0 {

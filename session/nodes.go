@@ -2,6 +2,7 @@ package session
 
 import (
 	"io"
+	"os"
 	"strings"
 
 	"github.com/faultline/faultline/control"
@@ -91,8 +92,12 @@ func (n Nodes) SSHPool() (*control.Pool, error) {
 	if user == "" {
 		user = "root"
 	}
-	cfg := control.SSHConfig{User: user, KeyFiles: n.Keys, UseAgent: len(n.Keys) == 0,
+	// Without --ssh-key: the agent's keys when one runs, else ~/.ssh/id_*.
+	cfg := control.SSHConfig{User: user, KeyFiles: n.Keys, UseAgent: len(n.Keys) == 0 && os.Getenv("SSH_AUTH_SOCK") != "",
 		KnownHosts: n.KnownHosts, AcceptNew: n.AcceptNew}
+	if err := cfg.Validate(); err != nil {
+		return nil, rejected(err)
+	}
 	p, err := control.NewPool(nodes, control.SSHDialer(cfg))
 	if err != nil {
 		return nil, usage("nodes: %w", err)
