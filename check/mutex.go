@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/plural"
 )
 
 func init() {
@@ -161,8 +162,8 @@ func (c mutex) Check(_ context.Context, h []history.Op, _ Env) Result {
 			cur := &hs[i]
 			for _, p := range []*hold{a, b} {
 				if p != nil && p.process != cur.process && p.end > cur.start {
-					bad = append(bad, fmt.Sprintf("lock %s: process %d (acquire op %d) and process %d (acquire op %d) both held it",
-						l, p.process, p.acquireIdx, cur.process, cur.acquireIdx))
+					bad = append(bad, fmt.Sprintf("%s: process %d (acquire op %d) and process %d (acquire op %d) both held it",
+						lockName(l), p.process, p.acquireIdx, cur.process, cur.acquireIdx))
 					break
 				}
 			}
@@ -188,7 +189,15 @@ func (c mutex) Check(_ context.Context, h []history.Op, _ Env) Result {
 		res.Valid = Unknown
 		res.Summary = fmt.Sprintf("unknown: %d lock ops but no acquire succeeded, so exclusion was never exercised", consumed)
 	default:
-		res.Summary = fmt.Sprintf("%d holds of %d locks, never two at once", total, len(holds))
+		res.Summary = plural.Count(total, "hold") + " of " + plural.Count(len(holds), "lock") + ", never two at once"
 	}
 	return res
+}
+
+// lockName names a lock by its key; ops without a key share "the lock".
+func lockName(key string) string {
+	if key == elemKey(nil) {
+		return "the lock"
+	}
+	return "lock " + key
 }

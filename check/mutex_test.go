@@ -16,12 +16,12 @@ func TestMutualExclusion(t *testing.T) {
 		{"one at a time", []string{
 			"0 :invoke :acquire nil", "0 :ok :acquire nil", "0 :invoke :release nil", "0 :ok :release nil",
 			"1 :invoke :acquire nil", "1 :ok :acquire nil", "1 :invoke :release nil", "1 :ok :release nil",
-		}, Valid, 4, "2 holds of 1 locks"},
+		}, Valid, 4, "2 holds of 1 lock, never"},
 		{"two holders", []string{
 			"0 :invoke :acquire nil", "0 :ok :acquire nil",
 			"1 :invoke :acquire nil", "1 :ok :acquire nil",
 			"0 :invoke :release nil", "0 :ok :release nil",
-		}, Invalid, 3, "process 0 (acquire op 1) and process 1 (acquire op 3) both held it"},
+		}, Invalid, 3, "the lock: process 0 (acquire op 1) and process 1 (acquire op 3) both held it"},
 		{"never released, then another holder", []string{
 			"0 :invoke :acquire nil", "0 :ok :acquire nil",
 			"2 :invoke :acquire nil", "2 :fail :acquire nil",
@@ -36,7 +36,7 @@ func TestMutualExclusion(t *testing.T) {
 		{"timed-out acquire holds nothing certain", []string{
 			"0 :invoke :acquire nil", "0 :info :acquire nil",
 			"1 :invoke :acquire nil", "1 :ok :acquire nil",
-		}, Valid, 2, "1 holds"},
+		}, Valid, 2, "1 hold of 1 lock"},
 		{"no acquire succeeded", []string{"0 :invoke :acquire nil", "0 :fail :acquire nil"}, Unknown, 1, "never exercised"},
 		{"no lock ops", []string{"0 :invoke :read nil", "0 :ok :read 1"}, Unknown, 0, "no acquire/lock"},
 	})
