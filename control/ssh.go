@@ -34,14 +34,11 @@ type sshRemote struct {
 // here (reachability, host key, authentication) so configuration mistakes
 // surface before a test starts; later losses are repaired by redialling.
 func DialSSH(ctx context.Context, node Node, cfg SSHConfig) (Remote, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, signers, err := cfg.resolve()
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", node.Name, err)
 	}
-	if err := cfg.checkPins(); err != nil {
-		return nil, fmt.Errorf("node %s: %w", node.Name, err)
-	}
-	auth, agentConn, err := cfg.authMethods()
+	auth, agentConn, err := cfg.authMethods(signers)
 	if err != nil {
 		return nil, fmt.Errorf("node %s: %w", node.Name, err)
 	}

@@ -537,7 +537,7 @@ func TestSSHConfigDefaults(t *testing.T) {
 	if err := os.WriteFile(enc, pem.EncodeToMemory(block), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := (SSHConfig{KeyFiles: []string{enc}}).authMethods(); err == nil || !strings.Contains(err.Error(), "passphrase") {
+	if _, err := (SSHConfig{KeyFiles: []string{enc}}).signers(); err == nil || !strings.Contains(err.Error(), "passphrase") {
 		t.Errorf("encrypted key: err = %v", err)
 	}
 }

@@ -123,15 +123,22 @@ func parsePin(s string) (ssh.PublicKey, error) {
 // it first, so a mistyped --ssh-key is one clear input error, not a failed
 // connection to every node.
 func (c SSHConfig) Validate() error {
+	_, _, err := c.resolve()
+	return err
+}
+
+// resolve is c with its defaults, its pins checked and its key files
+// loaded: what Validate checks and what DialSSH dials with.
+func (c SSHConfig) resolve() (SSHConfig, []ssh.Signer, error) {
 	c, err := c.withDefaults()
 	if err != nil {
-		return err
+		return c, nil, err
 	}
 	if err := c.checkPins(); err != nil {
-		return err
+		return c, nil, err
 	}
-	_, err = c.signers()
-	return err
+	signers, err := c.signers()
+	return c, signers, err
 }
 
 // signers loads the key files.
@@ -155,13 +162,9 @@ func (c SSHConfig) signers() ([]ssh.Signer, error) {
 	return signers, nil
 }
 
-// authMethods loads the key files and connects to the agent. The returned
-// closer, nil without an agent, releases the agent connection.
-func (c SSHConfig) authMethods() ([]ssh.AuthMethod, io.Closer, error) {
-	signers, err := c.signers()
-	if err != nil {
-		return nil, nil, err
-	}
+// authMethods offers the loaded keys and connects to the agent. The
+// returned closer, nil without an agent, releases the agent connection.
+func (c SSHConfig) authMethods(signers []ssh.Signer) ([]ssh.AuthMethod, io.Closer, error) {
 	var methods []ssh.AuthMethod
 	if len(signers) > 0 {
 		methods = append(methods, ssh.PublicKeys(signers...))

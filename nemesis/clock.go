@@ -259,7 +259,7 @@ func (w *Worker) startClock(ctx context.Context, v any) (outcome, error) {
 			ok = absDur(after[n].Offset) <= after[n].Bound+clockSlack
 		}
 		e := map[string]any{"before": offsetEv(before[n]), "after": offsetEv(after[n]), "moved_ms": ms(moved), "victim": victim}
-		if step := moved - (after[n].Offset - before[n].Offset); absDur(step) > time.Millisecond {
+		if step := after[n].ControllerStep(before[n]); absDur(step) > time.Millisecond {
 			e["controller_step_ms"] = ms(step) // the controller's own clock was set meanwhile
 		}
 		if victim && spec.mode == "skew" {

@@ -60,8 +60,13 @@ func (o Offset) String() string {
 // steps its clock, or whose own VM was paused and then set right, shifts
 // every offset at once without any node's clock having moved.
 func (o Offset) Moved(since Offset) time.Duration {
-	step := o.At.Round(0).Sub(since.At.Round(0)) - (o.Mono - since.Mono)
-	return o.Offset - since.Offset + step
+	return o.Offset - since.Offset + o.ControllerStep(since)
+}
+
+// ControllerStep is how far the controller's own wall clock was set between
+// the measurement since and o: wall time elapsed minus monotonic time.
+func (o Offset) ControllerStep(since Offset) time.Duration {
+	return o.At.Round(0).Sub(since.At.Round(0)) - (o.Mono - since.Mono)
 }
 
 func abs(d time.Duration) time.Duration {

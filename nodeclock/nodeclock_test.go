@@ -52,6 +52,9 @@ func TestMoved(t *testing.T) {
 			if got := after.Moved(before); got != tc.wantMoved {
 				t.Errorf("Moved = %s, want %s", got, tc.wantMoved)
 			}
+			if got, want := after.ControllerStep(before), tc.wall-tc.mono; got != want {
+				t.Errorf("ControllerStep = %s, want %s", got, want)
+			}
 		})
 	}
 }
