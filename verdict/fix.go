@@ -66,11 +66,11 @@ var auditFixes = map[string]auditFix{
 	"RF8":  (*auditor).fixRecovery,
 	"RF9":  fixBaseline,
 	"RF10": fixSeeds,
-	"WO1":  static("pair the final-state check with a check of the history: add check.no_lost_ack() or a history checker (check.linearizable, check.set) to check.compose([...])"),
-	"WO2":  fixSurfaceAlone("logs"),
-	"WO3":  fixSurfaceAlone("health checks"),
+	"WO1":  needKinds(static("pair the final-state check with a check of the history: add check.no_lost_ack() or a history checker (check.linearizable, check.set) to check.compose([...])")),
+	"WO2":  needKinds(fixSurfaceAlone("logs")),
+	"WO3":  needKinds(fixSurfaceAlone("health checks")),
 	"WO4":  static("a failover claim needs replica reconciliation (check.replicas) and at least 2 failovers: keep repeat = True and a workload long enough for two kills"),
-	"WO5":  fixErrorMetrics,
+	"WO5":  needKinds(fixErrorMetrics),
 	"WO6":  (*auditor).fixShortRun,
 	"WO7":  static(`schedule at least one asymmetric partition beside the symmetric ones: nemesis.partition(spec = "one-way") (plan: "one-way partition")`),
 	"WO8":  fixRetries,
@@ -79,8 +79,19 @@ var auditFixes = map[string]auditFix{
 	"WO11": fixSeeds,
 	"WO12": static("test the boundary on more than one surface: add arms for the admin, export, SDK, background and observability paths (§7.M.S)"),
 	"WO13": static("a boundary oracle needs both controls: allowed access that must succeed (positive) and forbidden access that must be denied and leave no trace (negative)"),
-	"WO14": fixFairness,
+	"WO14": needKinds(fixFairness),
 	"SA1":  (*auditor).fixSensitivity,
+}
+
+// needKinds is f for an item that judges the oracle's make-up, which cannot
+// be judged at all when the make-up was not recorded: then that is the fix.
+func needKinds(f auditFix) auditFix {
+	return func(a *auditor, st Status) string {
+		if st == CannotJudge && len(a.e.Oracle.Kinds) == 0 {
+			return "let the run record what the oracle is made of: a plan's Oracle field in words the oracle vocabulary classifies (docs/plan-vocabulary.md), a script's checkers from check.*"
+		}
+		return f(a, st)
+	}
 }
 
 func static(s string) auditFix { return func(*auditor, Status) string { return s } }
@@ -165,15 +176,39 @@ func (a *auditor) fixTier(Status) string {
 	if !ok {
 		return fmt.Sprintf("declare a %s budget: scenario(budgets = {%q: budget(duration = \"30s\", min_ops = 1000)}) (plan: `- **%s budget:** ...`)", a.claimed, string(a.claimed), tierTitle(a.claimed))
 	}
-	return tierFix(a.claimed, shortfalls(r, a.e.measured()))
+	return tierFix(a.claimed, r, a.e.measured())
 }
 
-// tierFix says how to meet tier t given its shortfalls.
-func tierFix(t Tier, short []string) string {
-	if len(short) == 0 {
+// tierFix says, dimension by dimension, how to meet tier t's floors r from
+// what the run measured.
+func tierFix(t Tier, r TierRequirement, m Measured) string {
+	var do []string
+	if m.Ops < ScaledFloor(r.Ops, m.Scale) {
+		do = append(do, fmt.Sprintf("complete ≥%s ops (%d did): a longer workload or more concurrency", FloorText(r.Ops, m.Scale), m.Ops))
+	}
+	if m.Duration < r.Duration {
+		do = append(do, fmt.Sprintf("run the workload ≥%s (ran %s)", r.Duration, m.Duration))
+	}
+	if m.Nodes < r.Nodes {
+		do = append(do, fmt.Sprintf("run on ≥%d nodes (%d)", r.Nodes, m.Nodes))
+	}
+	if m.Faults < r.Faults {
+		do = append(do, fmt.Sprintf("land ≥%d faults (%d landed)", r.Faults, m.Faults))
+	}
+	if m.Seeds < r.Seeds {
+		do = append(do, fmt.Sprintf("run %d seeds (%d ran)", r.Seeds, m.Seeds))
+	}
+	if m.Repetitions < r.Repetitions {
+		do = append(do, fmt.Sprintf("repeat %d times (%d)", r.Repetitions, m.Repetitions))
+	}
+	if len(do) == 0 {
 		return fmt.Sprintf("meet every weaker tier first: tiers are cumulative, so the %s tier counts only when the ones below it are met", t)
 	}
-	return fmt.Sprintf("reach the %s tier (%s): run longer, with more concurrency, nodes or seeds as named, or run the tier the budget can meet with --tier", t, strings.Join(short, ", "))
+	s := fmt.Sprintf("for the %s tier %s", t, strings.Join(do, ", "))
+	if t != TierSmoke {
+		s += "; or claim a weaker tier the run meets (--tier)"
+	}
+	return s
 }
 
 func tierTitle(t Tier) string {
@@ -266,10 +301,7 @@ func fixRetries(a *auditor, st Status) string {
 	return "make every attempt visible: turn the client's internal retries off so each attempt is an op, or record the wire with a tap or a server-side audit"
 }
 
-func fixFairness(a *auditor, st Status) string {
-	if st == CannotJudge {
-		return "record what the oracle is made of (a plan's Oracle field is classified; a script's checkers say it)"
-	}
+func fixFairness(*auditor, Status) string {
 	return "judge fairness per group: check.fairness with the groups (worst_group_p99 / aggregate_p99 <= t), not the aggregate p99"
 }
 
@@ -543,4 +575,22 @@ func armBlockers(v Verdict, arms []Decision) []Blocker {
 		}
 	}
 	return out
+}
+
+// OtherReasons are d's reasons the blockers do not already say: for a PASS
+// or a FAIL every reason; after a gate's downgrade the reasons that follow
+// its summary line (the tier met, the PASS it stopped); for an aggregate its
+// summary line. A tree verdict's reasons are all in its blockers.
+func (d *Decision) OtherReasons() []string {
+	switch {
+	case len(d.Blockers) == 0:
+		return d.Reasons
+	case len(d.Reasons) == 0:
+		return nil
+	case strings.HasPrefix(d.Reasons[0], "red flag open"), strings.HasPrefix(d.Reasons[0], "weak oracle stops"):
+		return d.Reasons[1:]
+	case strings.HasPrefix(d.Reasons[0], "capped at"):
+		return d.Reasons[:1]
+	}
+	return nil
 }

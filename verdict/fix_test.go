@@ -104,7 +104,7 @@ func TestBlockers(t *testing.T) {
 		{"failed before unjudged", smoke, func(e *Evidence) {
 			e.Logs = LogScan{}
 			e.Run.Duration = time.Second
-		}, PartialSurface, []string{"RF6", "RF7"}, "smoke tier not met: duration 1s < 2m0s", "duration 1s < 2m0s", ""},
+		}, PartialSurface, []string{"RF6", "RF7"}, "smoke tier not met: duration 1s < 2m0s", "run the workload ≥2m0s (ran 1s)", ""},
 		{"weak oracle first when it decided", hardening, func(e *Evidence) {
 			e.Logs = LogScan{}
 			e.Oracle.Kinds = []OracleKind{KindFinalState}
