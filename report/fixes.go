@@ -102,7 +102,9 @@ func writeBlockers(b *strings.Builder, d verdict.Decision, indent string) {
 
 // WriteBlockers is writeBlockers for renderers outside this package (a
 // script session's findings).
-func WriteBlockers(b *strings.Builder, d verdict.Decision, indent string) { writeBlockers(b, d, indent) }
+func WriteBlockers(b *strings.Builder, d verdict.Decision, indent string) {
+	writeBlockers(b, d, indent)
+}
 
 // auditLine is one box of the green-but-broken check. An open item that is
 // one of d's blockers was written, with its fix, where the blockers are
