@@ -77,6 +77,8 @@ func RenderFindings(f *Findings) string {
 		}
 	}
 
+	f.toChange(&b)
+
 	b.WriteString("\n## Findings\n\n")
 	if len(f.Findings) == 0 {
 		b.WriteString("No oracle violation was found in this session.\n")
@@ -106,7 +108,7 @@ func RenderFindings(f *Findings) string {
 		}
 		fmt.Fprintf(&b, "\n### %s\n\n", u.ID)
 		for _, a := range u.Decision.Audits {
-			fmt.Fprintf(&b, "- %s %s %s — %s: %s\n", box(a.Status), a.ID, a.Title, a.Status, oneLine(a.Evidence))
+			b.WriteString(auditLine(u.Decision, a, "What to change for a PASS"))
 		}
 	}
 	return b.String()
@@ -310,7 +312,8 @@ func RenderUnit(u Unit) string {
 	fmt.Fprintf(&b, "# %s: %s\n\n", u.ID, u.Decision.Verdict)
 	fmt.Fprintf(&b, "**Budget tier met:** %s\n\n", u.Decision.TierMet)
 	b.WriteString("## Why\n\n")
-	for _, r := range u.Decision.Reasons {
+	writeBlockers(&b, u.Decision, "")
+	for _, r := range u.Decision.OtherReasons() {
 		fmt.Fprintf(&b, "- %s\n", oneLine(r))
 	}
 	fmt.Fprintf(&b, "\n## Evidence\n\n- **Oracle:** %s\n- **Nemesis landing:** %s\n", oneLine(u.Decision.Oracle), oneLine(u.Decision.Landing))
@@ -322,7 +325,7 @@ func RenderUnit(u Unit) string {
 	}
 	b.WriteString("\n## Green-but-broken check\n\n")
 	for _, a := range u.Decision.Audits {
-		fmt.Fprintf(&b, "- %s %s %s — %s: %s\n", box(a.Status), a.ID, a.Title, a.Status, oneLine(a.Evidence))
+		b.WriteString(auditLine(u.Decision, a, "Why"))
 	}
 	return b.String()
 }

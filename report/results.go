@@ -41,10 +41,13 @@ type Results struct {
 // UnitResult is one scenario, arm or arm aggregate: its verdict with the
 // evidence, and where its artifacts are.
 type UnitResult struct {
-	ID        string           `json:"id"`
-	Verdict   verdict.Verdict  `json:"verdict"`
-	TierMet   verdict.Tier     `json:"tier_met"`
-	Reason    string           `json:"reason"`
+	ID      string          `json:"id"`
+	Verdict verdict.Verdict `json:"verdict"`
+	TierMet verdict.Tier    `json:"tier_met"`
+	Reason  string          `json:"reason"`
+	// Fix is what to change to earn a PASS, the first of the decision's
+	// blockers; "" for a PASS or a FAIL.
+	Fix       string           `json:"fix,omitempty"`
 	Executed  bool             `json:"executed"`
 	Aggregate bool             `json:"aggregate,omitempty"`
 	Artifact  string           `json:"artifact,omitempty"` // relative to the session dir
@@ -55,11 +58,14 @@ type UnitResult struct {
 func UnitResults(rows []Unit) []UnitResult {
 	out := make([]UnitResult, 0, len(rows))
 	for _, r := range rows {
-		reason := ""
+		reason, fix := "", ""
 		if len(r.Decision.Reasons) > 0 {
 			reason = r.Decision.Reasons[0]
 		}
-		out = append(out, UnitResult{ID: r.ID, Verdict: r.Decision.Verdict, TierMet: r.Decision.TierMet, Reason: reason,
+		if len(r.Decision.Blockers) > 0 {
+			fix = r.Decision.Blockers[0].Fix
+		}
+		out = append(out, UnitResult{ID: r.ID, Verdict: r.Decision.Verdict, TierMet: r.Decision.TierMet, Reason: reason, Fix: fix,
 			Executed: r.Executed, Aggregate: r.Aggregate, Artifact: r.Artifact, Decision: r.Decision})
 	}
 	return out

@@ -151,6 +151,10 @@ func renderScriptReport(dir, script string, f Options, outcomes []ScenarioOutcom
 		for _, p := range o.Problems {
 			fmt.Fprintf(&b, "- problem: %s\n", p)
 		}
+		if len(o.Decision.Blockers) > 0 {
+			fmt.Fprintf(&b, "- %s, not a PASS; what to change:\n", o.Decision.Verdict)
+			report.WriteBlockers(&b, o.Decision, "  ")
+		}
 		for _, l := range o.Landing {
 			mark := "landed"
 			if !l.Pass {

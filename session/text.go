@@ -12,6 +12,7 @@ import (
 
 	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/report"
+	"github.com/faultline/faultline/verdict"
 )
 
 // The text forms of the results, as `faultline` prints them without -o
@@ -29,7 +30,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("scenario", "ops", "ok", "fail", "info", "checker", "verdict", "why")
 	for _, o := range r.Outcomes {
-		if err := t.Append(o.Scenario, fmt.Sprint(o.Invoked), fmt.Sprint(o.OK), fmt.Sprint(o.Fail), fmt.Sprint(o.Info), o.Result, string(o.Decision.Verdict), firstReason(o.Decision)); err != nil {
+		if err := t.Append(o.Scenario, fmt.Sprint(o.Invoked), fmt.Sprint(o.OK), fmt.Sprint(o.Fail), fmt.Sprint(o.Info), o.Result, string(o.Decision.Verdict), whyCell(o.Decision)); err != nil {
 			return err
 		}
 	}
@@ -37,7 +38,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		return fmt.Errorf("render table: %w", err)
 	}
 	res := r.Results
-	fmt.Fprintf(w, "verdict: %s — %s\n", res.SessionVerdict, res.Headline)
+	fmt.Fprintf(w, "verdict: %s — %s\n", res.SessionVerdict, report.Headline(res.SessionVerdict, res.Headline, res.Units))
 	fmt.Fprintf(w, "session: %s\n", res.SessionDir)
 	writeWhere(w, res.SessionDir)
 	for _, o := range r.Outcomes {
@@ -58,12 +59,22 @@ func (r *Result) WriteText(w io.Writer) error {
 	return nil
 }
 
+// whyCell is a table row's why: one line of reason and, when a gate
+// withheld the PASS, one line of what to change; the findings have the rest.
+func whyCell(d verdict.Decision) string {
+	why, fix := report.WhyLines(d, report.WhyWidth)
+	if fix == "" {
+		return why
+	}
+	return why + "\n" + fix
+}
+
 // writePlanText is WriteText of a plan run.
 func (r *Result) writePlanText(w io.Writer) {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("scenario", "verdict", "why")
 	for _, u := range r.Units {
-		_ = t.Append(u.ID, string(u.Decision.Verdict), firstReason(u.Decision))
+		_ = t.Append(u.ID, string(u.Decision.Verdict), whyCell(u.Decision))
 	}
 	if err := t.Render(); err != nil {
 		fmt.Fprintf(w, "(table: %v)\n", err)
@@ -75,7 +86,7 @@ func (r *Result) writePlanText(w io.Writer) {
 		}
 	}
 	res := r.Results
-	fmt.Fprintf(w, "session: %s — %s\n", res.SessionVerdict, res.Headline)
+	fmt.Fprintf(w, "session: %s — %s\n", res.SessionVerdict, report.Headline(res.SessionVerdict, res.Headline, res.Units))
 	writeWhere(w, res.SessionDir)
 	if r.Replay != "" {
 		fmt.Fprintf(w, "replay: %s\n", r.Replay)

@@ -33,6 +33,7 @@ func AggregateArms(scenario string, arms []Decision) Decision {
 	}
 	d.Oracle, d.Landing = strings.Join(oracles, "; "), strings.Join(landings, "; ")
 	d.Verdict, d.Reasons = aggregate(arms)
+	d.Blockers = armBlockers(d.Verdict, arms)
 	return d
 }
 

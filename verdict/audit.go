@@ -26,6 +26,9 @@ type AuditItem struct {
 	Title    string `json:"title"`
 	Status   Status `json:"status"`
 	Evidence string `json:"evidence"`
+	// Fix says what to change to close an open item (fix.go); "" when
+	// the item is not open.
+	Fix string `json:"fix,omitempty"`
 }
 
 // MinSeeds is how many distinct seeds must agree before a hardening PASS
@@ -90,7 +93,7 @@ func (a *auditor) run(c check) AuditItem {
 		return AuditItem{ID: c.id, Title: c.title, Status: NA, Evidence: "scenario did not run"}
 	}
 	st, ev := c.judge(a)
-	return AuditItem{ID: c.id, Title: c.title, Status: st, Evidence: ev}
+	return AuditItem{ID: c.id, Title: c.title, Status: st, Evidence: ev, Fix: a.fix(c.id, st)}
 }
 
 // judgeFact maps a Fact to a status, with a fallback text for missing evidence.

@@ -18,6 +18,9 @@ type Decision struct {
 	Oracle   string      `json:"oracle_evidence"`
 	Landing  string      `json:"landing_evidence"`
 	Audits   []AuditItem `json:"audits,omitempty"`
+	// Blockers are the gates that withheld a PASS, each once with what to
+	// change (fix.go), most decisive first; none for a PASS or a FAIL.
+	Blockers []Blocker `json:"blockers,omitempty"`
 	// Evidence is what the decision was made from, so a stored verdict can
 	// be recomputed and checked (Decide(*d.Evidence) gives d back). An arm
 	// aggregate has none of its own: its arms carry theirs.
@@ -40,9 +43,11 @@ func Decide(e Evidence) Decision {
 		Audits:   a.all(),
 	}
 	d.Verdict, d.Reasons = tree(&e)
-	if d.Verdict.IsPass() {
+	gated := d.Verdict.IsPass()
+	if gated {
 		d.Verdict, d.Reasons = gate(d.Verdict, d.Reasons, a, d.Audits)
 	}
+	d.Blockers = blockers(&d, a, gated)
 	return d
 }
 
