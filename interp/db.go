@@ -2,7 +2,6 @@ package interp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"go.starlark.net/starlark"
 
 	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/logaudit"
 	starcontrol "github.com/faultline/faultline/star/control"
 )
 
@@ -32,6 +32,9 @@ type DB struct {
 	Teardown  starlark.Callable
 	Primaries starlark.Callable // nil: the database names no primaries
 	Logs      []string
+	// LogSpec is what the recipe says of its logs: logs (a list of node
+	// paths, or system_logs(...)), log_alarms and log_expected.
+	LogSpec logaudit.Spec
 }
 
 // dbTimeout bounds setup, teardown and log download on all nodes together.
@@ -69,10 +72,28 @@ func dbFromStarlark(v starlark.Value) (*DB, error) {
 		return nil, err
 	}
 	if logs, err := st.Attr("logs"); err == nil && logs != nil {
-		if d.Logs, err = stringList(logs); err != nil {
+		if d.LogSpec, err = logSpec(logs); err != nil {
 			return nil, fmt.Errorf("db.logs: %w", err)
 		}
 	}
+	for _, f := range []struct {
+		name string
+		dst  *[]string
+	}{{"log_alarms", &d.LogSpec.Alarms}, {"log_expected", &d.LogSpec.Expected}} {
+		v, err := st.Attr(f.name)
+		if err != nil || v == nil {
+			continue
+		}
+		more, err := stringList(v)
+		if err != nil {
+			return nil, fmt.Errorf("db.%s: %w", f.name, err)
+		}
+		*f.dst = append(*f.dst, more...)
+	}
+	if err := d.LogSpec.Check(); err != nil {
+		return nil, fmt.Errorf("db: %w", err)
+	}
+	d.Logs = d.LogSpec.Paths
 	return d, nil
 }
 
@@ -116,40 +137,7 @@ func (d *DB) saveLogs(ctx context.Context, pool *control.Pool, dir string) error
 	if len(d.Logs) == 0 {
 		return nil
 	}
-	var (
-		mu   sync.Mutex
-		errs []error
-		wg   sync.WaitGroup
-	)
-	for _, n := range pool.Nodes() {
-		wg.Go(func() {
-			err := saveNodeLogs(ctx, pool, n.Name, d.Logs, filepath.Join(dir, "logs", n.Name))
-			if err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func saveNodeLogs(ctx context.Context, pool *control.Pool, node string, logs []string, dir string) error {
-	r, err := pool.Remote(ctx, node)
-	if err != nil {
-		return fmt.Errorf("save logs of %s: %w", node, err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("save logs of %s: %w", node, err)
-	}
-	var errs []error
-	for _, p := range logs {
-		if err := r.Download(ctx, p, filepath.Join(dir, filepath.Base(p))); err != nil {
-			errs = append(errs, fmt.Errorf("save log %s of %s: %w", p, node, err))
-		}
-	}
-	return errors.Join(errs...)
+	return fetchErrors(fetchLogs(ctx, pool, d.Logs, nil, dir))
 }
 
 // dbCycleTries bounds the teardown-then-setup cycles a run makes before it
@@ -232,21 +220,20 @@ func cyclesLabel(list string) string {
 }
 
 // dbLifecycle starts the db from clean on every node (dbCycle: teardown,
-// then setup, retried) and returns the func that saves its logs and tears
+// then setup, retried) and returns the func that saves the logs (saveLogs)
+// and tears
 // it down, once, with a fresh context so that a cancelled run still cleans
 // up. Problems are noted in r; each cycle's steps go to o.Log and the run's
 // db-cycle.log. The teardown func is valid (and must be called) even when
 // setup fails.
-func dbLifecycle(ctx context.Context, d *DB, o RunOptions, r *Result) (teardown func(), setupErr error) {
+func dbLifecycle(ctx context.Context, d *DB, o RunOptions, r *Result, saveLogs func()) (teardown func(), setupErr error) {
 	var once sync.Once
 	note := cycleNoter(o)
 	teardown = func() {
 		once.Do(func() {
+			saveLogs()
 			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 			defer cancel()
-			if err := d.saveLogs(tctx, o.Pool, o.Dir); err != nil {
-				o.Log(fmt.Sprintf("db logs: %v", err))
-			}
 			if err := d.onEveryNode(tctx, o, "teardown", d.Teardown); err != nil {
 				note(fmt.Sprintf("db teardown after the run failed: %v", err))
 				r.Problems = append(r.Problems, fmt.Sprintf("%v (the system may still run on the nodes)", err))

@@ -28,11 +28,28 @@ func init() {
 				{Name: "time", Default: `"auto"`, Doc: `"auto", "virtual" (simulated time: in-process clients only) or "real"`},
 				{Name: "nemesis", Default: "None", Doc: "a nemesis package (nemesis.*) or generator, or a dict of them by tier", Example: "nemesis.partition()"},
 				{Name: "landing", Default: "None", Doc: "evidence the faults took effect: an evidence.* value or a list (needs a nemesis)", Example: "[evidence.landed()]"},
-				{Name: "db", Default: "None", Doc: "a db recipe: a struct with setup(node) and teardown(node), optionally primaries() -> [names] (while it names none, as between leaders, a \"primaries\" fault asks again for up to 10 s) and logs (paths saved before teardown)"},
+				{Name: "db", Default: "None", Doc: "a db recipe: a struct with setup(node) and teardown(node), optionally primaries() -> [names] (while it names none, as between leaders, a \"primaries\" fault asks again for up to 10 s), logs (paths on every node, saved before teardown and read by the log audit, RF7), log_alarms and log_expected (patterns, as system_logs' alarms and expected)"},
 				{Name: "final", Default: "None", Doc: "a generator of client ops run once after the workload and the final heal (the dump no_lost_ack judges)"},
 				{Name: "final_timeout", Default: `"30s"`, Doc: "bounds the final phase (positive)"},
+				{Name: "logs", Default: "None", Doc: "where the system's logs are, for the log audit (RF7): system_logs(...), or a list of paths on every node; added to the db recipe's", Example: `system_logs(none = "a managed service; its logs are not reachable")`},
 			},
 			Returns: "None"},
+		star.FuncDoc{Name: "system_logs", Summary: "Where a system's logs are and what in them fails a run, for scenario(logs = ...) or a db recipe's logs field; or why it has none faultline can reach.",
+			Doc: "Red flag RF7 (no swallowed errors) reads every declared log after the run and before teardown. A line an alarm matches blocks a PASS, quoted with file:line and the alarm, unless an expected pattern matches it too. " +
+				"A declared log that is missing, empty or unreadable is not clean: RF7 cannot judge and names it. A suite that declares nothing gets cannot-judge with what to write; none = \"why\" makes RF7 n/a with the reason shown. " +
+				"Patterns are Go regular expressions (RE2), case-sensitive unless they start with (?i), matched anywhere in a line. " +
+				"The default alarms name what only a bug writes: Go `panic: `, `fatal error: `, `WARNING: DATA RACE`; Rust `panicked at`; JVM `Exception in thread \"`, the java.lang exceptions that are programming errors (NullPointer, IllegalState, IllegalArgument, IndexOutOfBounds, ClassCast, ...), java.lang.*Error, java.util.ConcurrentModificationException, a JVM crash report; the levels FATAL, SEVERE, PANIC; sanitizer reports (`ERROR: AddressSanitizer`, `WARNING: ThreadSanitizer`, `runtime error: `), failed assertions, `terminate called after throwing`; Python `Traceback (most recent call last)`; Erlang `CRASH REPORT`; structured fatal/panic levels. " +
+				"What a fault makes a correct system write matches none of them: java.net.ConnectException, java.io.EOFException, KeeperException$ConnectionLossException are checked I/O exceptions, at whatever level they are logged; java.lang.NullPointerException alarms at any level. " +
+				"For a stricter audit add alarms (alarms = [\"\\\\bERROR\\\\b\"]) and declare the lines a fault explains as expected. In a plan's suite (faultline.star), give the suite struct a logs field: suite = struct(..., logs = system_logs(...)).",
+			Params: []star.Param{
+				{Name: "paths", Default: "[]", Doc: "log files on every node, fetched into the run's logs/<node>/; relative paths resolve in the node's directory (a --local node's, the login directory over SSH)", Example: `["zk/zookeeper.log"]`},
+				{Name: "local_paths", Default: "[]", Doc: "absolute paths of log files on the machine faultline runs on (a system it does not run on nodes), copied into logs/host/"},
+				{Name: "alarms", Default: "[]", Doc: "patterns that fail the run, besides the defaults", Example: `["\\bERROR\\b"]`},
+				{Name: "expected", Default: "[]", Doc: "patterns of lines that never fail the run, even when an alarm matches them", Example: `["ConnectionLossException"]`},
+				{Name: "default_alarms", Default: "True", Doc: "False drops the default alarms (alarms must then name some)"},
+				{Name: "none", Default: `""`, Doc: "why the system has no logs faultline can reach (no paths may be given then): RF7 is n/a, with this reason in the findings"},
+			},
+			Returns: "a system_logs value"},
 		star.FuncDoc{Name: "budget", Summary: "Bounds one run of a scenario at one tier.",
 			Params: []star.Param{
 				{Name: "duration", Doc: "the workload's length (positive)"},
@@ -44,10 +61,11 @@ func init() {
 			},
 			Returns: "a budget value"},
 		star.FuncDoc{Name: "struct", Summary: "A struct whose fields are the keyword arguments (starlark-go's starlarkstruct).",
-			Doc:    "db recipes are structs: struct(setup = setup, teardown = teardown, primaries = primaries, logs = [...]).",
+			Doc:    "db recipes are structs: struct(setup = setup, teardown = teardown, primaries = primaries, logs = [...], log_alarms = [...], log_expected = [...]).",
 			Params: []star.Param{{Name: "**fields", Doc: "the fields"}}, Returns: "a struct"},
 	)
 	star.DocumentType(star.TypeDoc{Name: "budget", Summary: "One tier's budget, for scenario(budgets = {...}).", From: "budget()"})
+	star.DocumentType(star.TypeDoc{Name: "system_logs", Summary: "Where a system's logs are and what in them fails a run, for scenario(logs = ...).", From: "system_logs()"})
 
 	star.Describe("rand", "Seeded randomness: draws come from the run's seeded stream, so the same seed makes the same choices.",
 		"Only where a seeded stream exists (the script's top level, generator functions); elsewhere, client code included, a draw fails rather than break replay. "+

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/seed"
+	"github.com/faultline/faultline/logaudit"
 	"github.com/faultline/faultline/nemesis"
 	stargen "github.com/faultline/faultline/star/gen"
 	"github.com/faultline/faultline/verdict"
@@ -88,6 +90,10 @@ type Result struct {
 	Interrupted bool
 	// Healed lists, per node, what the final HealAll removed.
 	Healed nemesis.HealReport
+	// LogFiles are the scenario's declared logs as the run saved them
+	// (every node's, and the local ones), or why each was not: what the
+	// log audit reads.
+	LogFiles []logaudit.File
 }
 
 // Run executes s under the budget of opts.Tier and checks the history. The
@@ -136,6 +142,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		r.Virtual = false
 	}
 
+	if len(s.Logs.Paths) > 0 && o.Pool == nil {
+		return nil, fmt.Errorf("scenario %q declares log paths on its nodes (%s) but there are no nodes to fetch them from: pass --nodes or --nodes-file, or name files on this machine with system_logs(local_paths = [...])",
+			s.Name, strings.Join(s.Logs.Paths, ", "))
+	}
 	if s.DB != nil && o.Pool == nil {
 		return nil, fmt.Errorf("scenario %q has a db recipe but there are no nodes to set it up on: pass --nodes or --nodes-file", s.Name)
 	}
@@ -154,11 +164,12 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
-	teardown := func() {}
+	saveLogs := logSaver(ctx, s, o, r)
+	teardown := saveLogs // without a db, the declared logs are saved where its teardown would be
 	var primaries func(context.Context) ([]string, error)
 	if s.DB != nil {
 		var err error
-		teardown, err = dbLifecycle(ctx, s.DB, o, r)
+		teardown, err = dbLifecycle(ctx, s.DB, o, r, saveLogs)
 		defer teardown()
 		if err != nil {
 			return r, fmt.Errorf("scenario %q: %w", s.Name, err)

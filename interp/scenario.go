@@ -12,6 +12,7 @@ import (
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/gen"
+	"github.com/faultline/faultline/logaudit"
 	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/star"
 	starcheck "github.com/faultline/faultline/star/check"
@@ -73,6 +74,9 @@ type Scenario struct {
 	// dead cluster cannot hang the run.
 	Final        starlark.Value
 	FinalTimeout time.Duration
+	// Logs is what the scenario says of its system's logs: the db
+	// recipe's declarations and scenario(logs = ...) together.
+	Logs logaudit.Spec
 }
 
 // defaultFinalTimeout bounds a scenario's final phase when it sets no final_timeout.
@@ -136,7 +140,7 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		cl, workload, checker       starlark.Value
 		nodes, budgets, falsifies   starlark.Value
 		nem, landing, dbRecipe      starlark.Value
-		final                       starlark.Value
+		final, logs                 starlark.Value
 		opTimeout                                  = star.Duration(5 * time.Second)
 		finalTimeout                               = star.Duration(defaultFinalTimeout)
 		conc                        starlark.Value = starlark.MakeInt(5)
@@ -147,7 +151,7 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		"concurrency?", &conc, "nodes?", &nodes, "budgets?", &budgets,
 		"op_timeout?", &opTimeout, "falsifies?", &falsifies, "description?", &description,
 		"time?", &timeMode, "nemesis?", &nem, "landing?", &landing, "db?", &dbRecipe,
-		"final?", &final, "final_timeout?", &finalTimeout); err != nil {
+		"final?", &final, "final_timeout?", &finalTimeout, "logs?", &logs); err != nil {
 		return nil, err
 	}
 	s := &Scenario{Name: name, Pos: thread.CallFrame(1).Pos, Description: description, Workload: workload,
@@ -197,6 +201,15 @@ func scenarioBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark
 		if s.DB, err = dbFromStarlark(dbRecipe); err != nil {
 			return nil, fmt.Errorf("scenario %q: %w", name, err)
 		}
+	}
+	if s.Logs, err = logSpec(logs); err != nil {
+		return nil, fmt.Errorf("scenario %q: logs: %w", name, err)
+	}
+	if s.DB != nil {
+		s.Logs = s.DB.LogSpec.Merge(s.Logs)
+	}
+	if err := s.Logs.Check(); err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", name, err)
 	}
 	if d, ok := nem.(*starlark.Dict); ok {
 		if s.NemesisByTier, err = nemesisByTier(d); err != nil {

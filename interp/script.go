@@ -78,13 +78,14 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Script, error) {
 func Predeclared() starlark.StringDict {
 	d := star.Modules()
 	own := starlark.StringDict{
-		"scenario": starlark.NewBuiltin("scenario", scenarioBuiltin),
-		"budget":   starlark.NewBuiltin("budget", budgetBuiltin),
-		"rand":     randModule,
-		"struct":   starlark.NewBuiltin("struct", starlarkstruct.Make),
-		"json":     json.Module,
-		"math":     math.Module,
-		"time":     time.Module,
+		"scenario":    starlark.NewBuiltin("scenario", scenarioBuiltin),
+		"budget":      starlark.NewBuiltin("budget", budgetBuiltin),
+		"system_logs": starlark.NewBuiltin("system_logs", systemLogsBuiltin),
+		"rand":        randModule,
+		"struct":      starlark.NewBuiltin("struct", starlarkstruct.Make),
+		"json":        json.Module,
+		"math":        math.Module,
+		"time":        time.Module,
 	}
 	for name, v := range own {
 		d[name] = v

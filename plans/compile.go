@@ -155,6 +155,7 @@ func (c *compiler) unit(u unit) CompiledScenario {
 	d.set("nodes", "suite.nodes", "how to reach the system under test: "+c.o.Suite)
 	d.set("db", "suite.db")
 	d.set("client", "suite.client")
+	d.set("logs", `getattr(suite, "logs", None)`)
 	over := c.overrides(u)
 	w := c.workload(d, over)
 	c.faults(d, over)

@@ -31,7 +31,7 @@ type overrideSet struct {
 
 // kwargOrder lists the scenario() arguments a block may set, in the order the
 // generated call writes them.
-var kwargOrder = []string{"nodes", "db", "client", "workload", "concurrency", "nemesis", "landing", "checker", "final", "budgets"}
+var kwargOrder = []string{"nodes", "db", "client", "logs", "workload", "concurrency", "nemesis", "landing", "checker", "final", "budgets"}
 
 // starlarkBlocks finds every ```starlark (or ```star) fenced block in src.
 func starlarkBlocks(src []byte) []codeBlock {

@@ -26,7 +26,7 @@ argument (` + strings.Join(kwargOrder, ", ") + `) replaces that argument; any
 other block replaces the whole generated scenario.
 
 How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
-` + "`--suite`" + `), loaded as ` + "`suite`" + `: ` + "`nodes = suite.nodes, db = suite.db, client = suite.client`" + `.
+` + "`--suite`" + `), loaded as ` + "`suite`" + `: ` + "`nodes = suite.nodes, db = suite.db, client = suite.client`" + `, and ` + "`logs`" + ` when the suite has it (` + "`system_logs(...)`" + `: where the system's logs are, or why there are none, for the log audit RF7).
 
 `)
 	b.WriteString("## Workload models\n\nThe first row that matches the Workload text wins; when none does, the §7.M \"Model under test\" is tried.\n\n")

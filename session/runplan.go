@@ -15,6 +15,7 @@ import (
 	"github.com/faultline/faultline/client"
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/logaudit"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/verdict"
@@ -278,23 +279,23 @@ func violation(r check.Result) check.Result {
 	return r
 }
 
-// scanOpErrors greps the error of every recorded op for the alarm pattern.
-func scanOpErrors(r *interp.Result) verdict.LogScan {
-	l := verdict.LogScan{Scanned: true, Files: 1}
+// scanOpErrors reads the error of every recorded op of an in-process
+// system (it keeps no log files) with the scenario's log patterns.
+func scanOpErrors(r *interp.Result, spec logaudit.Spec) (verdict.LogScan, error) {
+	set, err := spec.Compile()
+	if err != nil {
+		return verdict.LogScan{}, err
+	}
+	a := set.NewScan()
 	for _, op := range r.Ops {
 		if op.Error == nil {
 			continue
 		}
-		l.Lines++
-		text := fmt.Sprint(op.Error)
-		if _, hit := verdict.MatchLogLine([]byte(text)); hit {
-			l.Matches++
-			if len(l.Samples) < 3 {
-				l.Samples = append(l.Samples, fmt.Sprintf("history.jsonl:op %d: %s", op.Index, text))
-			}
-		}
+		a.Line(fmt.Sprintf("history.jsonl:op %d", op.Index), []byte(fmt.Sprint(op.Error)))
 	}
-	return l
+	l := a.Result()
+	l.Source = "history"
+	return l, nil
 }
 
 // aggregate groups units into the session's scenarios, folding arms with

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 
 	"github.com/faultline/faultline/check"
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/logaudit"
 	"github.com/faultline/faultline/plans"
 	"github.com/faultline/faultline/report"
 	"github.com/faultline/faultline/verdict"
@@ -104,7 +104,7 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 		if err := writePictures(dir, fmt.Sprintf("%s, seed %d", id, sf.Seed), res, ev.Recovery); err != nil {
 			fmt.Fprintf(stderr, "faultline: %s: %v\n", id, err)
 		}
-		ev.Logs, ev.Retries = logsAndRetries(u.sc, res, dir)
+		ev.Logs, ev.Retries = logsAndRetries(u.sc, res)
 		switch res.Check.Valid {
 		case check.Valid:
 			interp.StatusOf(u.status).Phase("sensitivity audit")
@@ -131,19 +131,31 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 	return out
 }
 
-// logsAndRetries greps what the system logged and says how its client
-// retries. The db recipe saved real nodes' logs before its teardown; an
-// in-process system has no log files, only the errors it returns, which the
-// history holds.
-func logsAndRetries(sc *interp.Scenario, res *interp.Result, dir string) (verdict.LogScan, verdict.Retries) {
+// logsAndRetries reads what the system logged and says how its client
+// retries. The logs are the ones the scenario declares (its db recipe's, or
+// scenario(logs = ...)), saved before teardown, whatever the client: an
+// in-process client in front of a real system does not make the system's
+// logs go away. An in-process system with none declared has no log files,
+// only the errors it returns, which the history holds.
+func logsAndRetries(sc *interp.Scenario, res *interp.Result) (verdict.LogScan, verdict.Retries) {
+	retries := retriesOf(sc.Client)
 	if sc.Client.Simulated() {
-		return scanOpErrors(res), verdict.Retries{Known: true, Evidence: "the in-process client makes exactly one call per op; nothing retries behind the history"}
+		retries = verdict.Retries{Known: true, Evidence: "the in-process client makes exactly one call per op; nothing retries behind the history"}
 	}
 	var logs verdict.LogScan
-	if scan, err := verdict.ScanLogFiles(filepath.Join(dir, "logs")); err == nil {
-		logs = scan
+	var err error
+	switch {
+	case sc.Logs.Declared():
+		logs, err = logaudit.Files(sc.Logs, res.LogFiles)
+	case sc.Client.Simulated() && sc.DB == nil:
+		logs, err = scanOpErrors(res, sc.Logs)
 	}
-	return logs, retriesOf(sc.Client)
+	if err != nil {
+		// Load checked the patterns; one that no longer compiles leaves
+		// the audit unable to judge rather than clean.
+		logs = verdict.LogScan{Scanned: true, Unread: []string{"the log patterns: " + err.Error()}}
+	}
+	return logs, retries
 }
 
 // mergeSeeds folds the evidence of a unit's seed runs into one: the runs'
@@ -191,11 +203,7 @@ func mergeSeeds(evs []verdict.Evidence) verdict.Evidence {
 		if !e.Recovery.Measured || worseRecovery(e.Recovery, m.Recovery) {
 			m.Recovery = e.Recovery
 		}
-		m.Logs.Files += e.Logs.Files
-		m.Logs.Lines += e.Logs.Lines
-		m.Logs.Matches += e.Logs.Matches
-		m.Logs.Samples = append(m.Logs.Samples, e.Logs.Samples...)
-		m.Logs.Scanned = m.Logs.Scanned && e.Logs.Scanned
+		m.Logs.Add(e.Logs)
 		if !e.History.Complete.Known || !e.History.Complete.Holds {
 			m.History.Complete = e.History.Complete
 		}

@@ -130,12 +130,29 @@ func TestAuditItems(t *testing.T) {
 		{"RF6", "nothing met", smoke, func(e *Evidence) { e.Run.Ops = 10 }, Failed, "claims smoke, met —"},
 
 		// RF7 no swallowed errors
-		{"RF7", "clean logs", hardening, nil, Pass, "5 files (90000 lines) grepped for panic|exception|internal error: no match"},
+		{"RF7", "clean logs", hardening, nil, Pass, "5 log files (90000 lines) read, grepped for the default alarms: no alarm"},
 		{"RF7", "a panic", hardening, func(e *Evidence) {
-			e.Logs.Matches, e.Logs.Samples = 2, []string{"n1.log:4: panic: x", "n3.log:9: Exception in thread"}
-		}, Failed, "2 matches for panic|exception|internal error in 5 files: n1.log:4: panic: x | n3.log:9"},
-		{"RF7", "not grepped", hardening, func(e *Evidence) { e.Logs = LogScan{} }, CannotJudge, "not grepped"},
-		{"RF7", "no log files", hardening, func(e *Evidence) { e.Logs = LogScan{Scanned: true} }, CannotJudge, "no SUT log files"},
+			e.Logs.Matches, e.Logs.Samples = 2, []string{"n1.log:4: panic: x [alarm `panic: `]", "n3.log:9: Exception in thread [alarm `Exception in thread \"`]"}
+			e.Logs.ByAlarm = map[string]int{"panic: ": 1, "Exception in thread \"": 1}
+		}, Failed, "2 alarm lines in 5 log files (90000 lines read): 1 of `Exception in thread \"`, 1 of `panic: `; n1.log:4: panic: x [alarm `panic: `] | n3.log:9"},
+		{"RF7", "more matches than quotes", hardening, func(e *Evidence) {
+			e.Logs.Matches, e.Logs.Samples, e.Logs.ByAlarm = 7, []string{"a:1: panic: x", "a:2: panic: x"}, map[string]int{"panic: ": 7}
+		}, Failed, "7 of `panic: `; a:1: panic: x | a:2: panic: x | and 5 more not quoted"},
+		{"RF7", "a match blocks even with a log unread", hardening, func(e *Evidence) {
+			e.Logs.Matches, e.Logs.Samples, e.Logs.Unread = 1, []string{"n1/a.log:3: panic: x"}, []string{"n2/a.log: missing"}
+		}, Failed, "n1/a.log:3: panic: x"},
+		{"RF7", "excused lines are counted and one quoted", hardening, func(e *Evidence) {
+			e.Logs.Excused, e.Logs.ExcusedSample = 448, "n1/zk.log:7: ERROR ConnectionLossException [alarm `ERROR`, expected `ConnectionLoss`]"
+		}, Pass, "no alarm; 448 alarm lines excused as expected (first: n1/zk.log:7:"},
+		{"RF7", "not declared", hardening, func(e *Evidence) { e.Logs = LogScan{} }, CannotJudge, "nothing says where they are"},
+		{"RF7", "declared none", hardening, func(e *Evidence) { e.Logs = LogScan{None: "the store is a managed service"} }, NA, "no system logs faultline can reach: the store is a managed service"},
+		{"RF7", "empty log is not clean", hardening, func(e *Evidence) {
+			e.Logs.Unread = []string{"n1/app/app.log: empty (the system wrote nothing there)"}
+		}, CannotJudge, "1 declared log not read, and a log not read is not clean: n1/app/app.log: empty"},
+		{"RF7", "no line read", hardening, func(e *Evidence) { e.Logs = LogScan{Scanned: true, Alarms: "x"} }, CannotJudge, "no line of the system's logs was read"},
+		{"RF7", "in-process history", smoke, func(e *Evidence) {
+			e.Logs = LogScan{Scanned: true, Source: "history", Lines: 27, Alarms: "the default alarms"}
+		}, Pass, "the in-process system keeps no log files; the 27 op errors it returned grepped for the default alarms: no alarm"},
 
 		// RF8 recovery completed
 		{"RF8", "nominal", hardening, nil, Pass, "all 5 nodes answering; after heal 98% of ops answered (pre-fault 99%)"},

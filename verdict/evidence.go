@@ -217,13 +217,76 @@ type Load struct {
 	NeverOK []string `json:"never_ok,omitempty"`
 }
 
-// LogScan is the result of grepping the SUT's logs for LogAlarmPattern.
+// LogScan is the result of reading the SUT's logs for red flag #7: every
+// declared log file accounted for (read, or named in Unread with why), the
+// lines that matched an alarm counted and the first few quoted.
 type LogScan struct {
-	Scanned bool     `json:"scanned"`
-	Files   int      `json:"files"`
-	Lines   int64    `json:"lines"`
+	// Scanned: the suite declared where its logs are and they were looked
+	// for (or the in-process system's op errors were read, Source
+	// "history"). False: nothing says where the logs are.
+	Scanned bool  `json:"scanned"`
+	Files   int   `json:"files"` // log files read
+	Lines   int64 `json:"lines"` // lines read, over all files
+	// Matches counts every line an alarm matched that no expected pattern
+	// excuses; Samples quotes the first few, "file:line: text [alarm `p`]".
 	Matches int      `json:"matches"`
-	Samples []string `json:"samples,omitempty"` // a few matching lines, "file:line: text"
+	Samples []string `json:"samples,omitempty"`
+	// ByAlarm counts Matches per alarm pattern.
+	ByAlarm map[string]int `json:"by_alarm,omitempty"`
+	// Excused counts lines an alarm matched that an expected pattern
+	// excused; ExcusedSample quotes the first.
+	Excused       int    `json:"excused,omitempty"`
+	ExcusedSample string `json:"excused_sample,omitempty"`
+	// Unread names each declared log that was missing, empty or
+	// unreadable, with why: a log not read is not clean.
+	Unread []string `json:"unread,omitempty"`
+	// Alarms says what was grepped for, in words ("20 default alarms ...").
+	Alarms string `json:"alarms,omitempty"`
+	// None is the suite's reason its system has no logs faultline can
+	// reach: the audit is n/a with it.
+	None string `json:"none,omitempty"`
+	// Source is "history" when the errors an in-process system returned
+	// were read in place of log files (it has none).
+	Source string `json:"source,omitempty"`
+}
+
+// MaxLogSamples bounds the matching lines a LogScan quotes; the rest are
+// counted.
+const MaxLogSamples = 5
+
+// Add folds o (another seed run's scan) into l: counts add up, quotes up to
+// MaxLogSamples, every unread log is kept, and the scan counts as made only
+// if both were.
+func (l *LogScan) Add(o LogScan) {
+	l.Scanned = l.Scanned && o.Scanned
+	l.Files += o.Files
+	l.Lines += o.Lines
+	l.Matches += o.Matches
+	for _, s := range o.Samples {
+		if len(l.Samples) < MaxLogSamples {
+			l.Samples = append(l.Samples, s)
+		}
+	}
+	for k, n := range o.ByAlarm {
+		if l.ByAlarm == nil {
+			l.ByAlarm = map[string]int{}
+		}
+		l.ByAlarm[k] += n
+	}
+	l.Excused += o.Excused
+	if l.ExcusedSample == "" {
+		l.ExcusedSample = o.ExcusedSample
+	}
+	l.Unread = append(l.Unread, o.Unread...)
+	if l.Alarms == "" {
+		l.Alarms = o.Alarms
+	}
+	if l.None == "" {
+		l.None = o.None
+	}
+	if l.Source == "" {
+		l.Source = o.Source
+	}
 }
 
 // Sensitivity is what the checker said of histories mutated to be wrong

@@ -223,13 +223,15 @@ func (a *auditor) fixLogs(Status) string {
 	l := &a.e.Logs
 	switch {
 	case !l.Scanned:
-		return "say where the system's logs are: give the db recipe logs = [\"path/to/server.log\", ...] so the run reads and greps them (a suite with a Starlark client needs a db recipe naming them)"
+		return LogsFix
+	case l.Matches > 0:
+		return "read the quoted lines: a real server error is a bug to fix in the system; a line this fault is expected to cause is declared expected (db log_expected = [...] or system_logs(expected = [...])), never silenced by switching the logger off"
+	case len(l.Unread) > 0:
+		return "make each declared path the file the system writes on every node (as the node sees it), and let the system log at least a line at startup"
 	case l.Files == 0:
-		return "point the db recipe's logs at files that exist on the nodes (paths as the node sees them); none of the declared paths matched a file"
-	case l.Lines == 0:
-		return "make the declared logs hold the system's output: the files were found but empty (is the server logging elsewhere, or to stdout?)"
+		return "point the declared logs at files that exist on the nodes (paths as the node sees them); none of them matched a file. " + LogsFix
 	}
-	return "read the quoted lines: a real server error is a bug to fix in the system; an error this fault is expected to cause must be told apart by a narrower pattern, not by silencing the logger"
+	return "make the declared logs hold the system's output: the files were found but empty (is the server logging elsewhere, or to stdout?)"
 }
 
 func (a *auditor) fixRecovery(Status) string {

@@ -55,7 +55,7 @@ func hardening() Evidence {
 		},
 		Run:         Run{Nodes: 5, Topologies: 1, Duration: 12 * time.Minute, Ops: 21_000, OK: 19_500, Seeds: 3, Repetitions: 3},
 		Load:        Load{Target: 150, Lowest: 180, Windows: 72},
-		Logs:        LogScan{Scanned: true, Files: 5, Lines: 90_000},
+		Logs:        LogScan{Scanned: true, Files: 5, Lines: 90_000, Alarms: "the default alarms"},
 		Recovery:    Recovery{Measured: true, Baseline: 200, After: 195, NodesUp: 5, Nodes: 5, AnsweredBefore: 0.99, AnsweredAfter: 0.98, LatencyBefore: 2 * time.Millisecond, LatencyAfter: 2100 * time.Microsecond},
 		Retries:     Retries{Known: true, Evidence: "built-in http client never retries"},
 		Sensitivity: Sensitivity{Ran: true, Checked: 6, Caught: 6, Kinds: []string{"stale-read", "phantom-read"}},

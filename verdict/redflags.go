@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -135,18 +136,70 @@ func (a *auditor) tierClaimed() (Status, string) {
 	return Failed, ev
 }
 
-// logs: the SUT's logs were grepped for LogAlarmPattern and nothing matched.
+// logs: every declared log of the system was read and no alarm matched a
+// line that was not declared expected. A log that was not read (missing,
+// empty, unreadable) proves nothing, so it is never clean; a suite that says
+// its system has no logs faultline can reach makes the item n/a with its
+// reason.
 func (a *auditor) logs() (Status, string) {
-	l, pat := &a.e.Logs, LogAlarmPattern
-	switch {
-	case !l.Scanned:
-		return CannotJudge, "SUT logs were not grepped"
-	case l.Files == 0:
-		return CannotJudge, "no SUT log files were found to grep"
-	case l.Matches > 0:
-		return Failed, fmt.Sprintf("%s for %s in %s: %s", plural.CountAs(l.Matches, "match", "matches"), pat, plural.Count(l.Files, "file"), strings.Join(l.Samples, " | "))
+	l := &a.e.Logs
+	excused := ""
+	if l.Excused > 0 {
+		excused = fmt.Sprintf("; %s excused as expected (first: %s)", plural.Count(l.Excused, "alarm line"), l.ExcusedSample)
 	}
-	return Pass, fmt.Sprintf("%s (%d lines) grepped for %s: no match", plural.Count(l.Files, "file"), l.Lines, pat)
+	switch {
+	case l.None != "":
+		return NA, "the suite declares no system logs faultline can reach: " + l.None
+	case !l.Scanned:
+		return CannotJudge, "the system's logs were not grepped: nothing says where they are"
+	case l.Matches > 0:
+		return Failed, fmt.Sprintf("%s in %s (%s lines read): %s%s%s",
+			plural.CountAs(l.Matches, "alarm line", "alarm lines"), plural.Count(l.Files, "log file"), fmt.Sprint(l.Lines),
+			byAlarm(l.ByAlarm), strings.Join(l.Samples, " | "), rest(l.Matches, len(l.Samples)))
+	case len(l.Unread) > 0:
+		return CannotJudge, fmt.Sprintf("%s not read, and a log not read is not clean: %s (%s read)",
+			plural.Count(len(l.Unread), "declared log"), strings.Join(l.Unread, "; "), plural.Count(l.Files, "other file"))
+	case l.Source == "history":
+		return Pass, fmt.Sprintf("the in-process system keeps no log files; the %s it returned grepped for %s: no alarm%s",
+			plural.Count(int(l.Lines), "op error"), l.Alarms, excused)
+	case l.Files == 0 || l.Lines == 0:
+		return CannotJudge, "no line of the system's logs was read (no declared log file was found)"
+	}
+	return Pass, fmt.Sprintf("%s (%d lines) read, grepped for %s: no alarm%s", plural.Count(l.Files, "log file"), l.Lines, l.Alarms, excused)
+}
+
+// LogsFix says how a suite declares where its system's logs are.
+const LogsFix = "name the log files in the db recipe (struct(..., logs = [\"path/on/node.log\"])), or pass scenario(..., logs = system_logs(paths = [...])) " +
+	"(local_paths = [...] for files on this machine); if faultline cannot reach them, say why: system_logs(none = \"why\")"
+
+// byAlarm is "2 of `panic: `, 1 of `SEVERE`; ", most matches first.
+func byAlarm(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d of `%s`", m[k], k)
+	}
+	return strings.Join(parts, ", ") + "; "
+}
+
+// rest states how many matches are not quoted.
+func rest(matches, quoted int) string {
+	if matches <= quoted {
+		return ""
+	}
+	return fmt.Sprintf(" | and %d more not quoted (grep the run's logs/ for them)", matches-quoted)
 }
 
 // recovered: every fault's removal was verified and the system came back to

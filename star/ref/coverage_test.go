@@ -75,6 +75,7 @@ func samples(t *testing.T, th *starlark.Thread) map[string]starlark.Value {
 	t.Cleanup(srv.Close)
 	exprs := map[string]string{
 		"budget":        `budget("1s")`,
+		"system_logs":   `system_logs(paths = ["app.log"])`,
 		"checker":       `check.stats()`,
 		"client":        `client.noop()`,
 		"evidence":      `evidence.landed()`,
