@@ -74,8 +74,25 @@ type Window struct {
 	// during the window (drops, delayed packets, throttling; see outcome);
 	// nil when nothing was counted.
 	Effect *int64 `json:"effect,omitempty"`
-	Proven bool   `json:"proven"`
-	Reason string `json:"reason"` // why Proven is what it is, in words for the report
+	// Healed is what the closing op read back of the fault's removal: did
+	// its stop (or the final heal) leave it gone? nil: nothing recorded.
+	// A stop that failed did not show it gone: false.
+	Healed *bool `json:"healed,omitempty"`
+	// HealNote says why Healed is false, as the closing op recorded it
+	// (a script's stop that left the fault in effect on a victim, a stop
+	// that failed).
+	HealNote string `json:"heal_note,omitempty"`
+	// Note is what the inject recorded of a read-back that fell short (a
+	// victim a script's verify did not show, evidence for a node that is
+	// not a victim), for the reason.
+	Note string `json:"note,omitempty"`
+	// OneShot says why the fault has no end (file corruption, a script
+	// fault with neither stop nor heal): its window opens and closes at its
+	// inject, it is judged by its landing alone, and there is nothing to
+	// hold or heal.
+	OneShot string `json:"one_shot,omitempty"`
+	Proven  bool   `json:"proven"`
+	Reason  string `json:"reason"` // why Proven is what it is, in words for the report
 	// Client completions in the window, by type. ClientFail leaves out
 	// definite failures that are ordinary business outcomes (a cas whose
 	// expected value did not match, insufficient funds), counted in
@@ -96,6 +113,8 @@ func (w *Window) judge() {
 	f, _ := ByOp(w.Fault)
 	what, network := f.Effect, f.Network
 	switch {
+	case !w.Landed && f.FromScript && w.Note != "":
+		w.Reason = "the script's verify(nodes) did not show the fault on every victim after inject: " + w.Note
 	case !w.Landed && f.FromScript:
 		w.Reason = "the script's verify(nodes) returned no evidence from the victims after inject (None or empty, or the fault defines no verify)"
 	case !w.Landed:
@@ -104,7 +123,7 @@ func (w *Window) judge() {
 		w.Reason = "gone before the hold ended (reverted or bypassed behind faultline's back; " + span + ")"
 	case f.FromScript:
 		w.Proven = true
-		w.Reason = "the script's verify read evidence back from the victims after inject"
+		w.Reason = "the script's verify read evidence back from every victim after inject"
 		if w.Held != nil {
 			w.Reason += " and again when the hold ended"
 		}
@@ -123,6 +142,9 @@ func (w *Window) judge() {
 	default:
 		w.Proven = true
 		w.Reason = fmt.Sprintf("%d %s, %s; still in place at the heal", *w.Effect, what, span)
+	}
+	if w.Proven && w.OneShot != "" {
+		w.Reason += "; a one-shot fault: nothing to hold or heal (" + w.OneShot + ")"
 	}
 }
 
@@ -196,6 +218,7 @@ func FaultWindows(ops []history.Op) []Window {
 			continue
 		}
 		for _, i := range closing[op.F] {
+			healedBy(&out[i], op)
 			if op.Type == history.Fail && op.F != "heal" {
 				// A failed stop's read-back is partial. A heal's per-fault
 				// answers come from the stops it ran first, which succeeded
@@ -224,12 +247,19 @@ func FaultWindows(ops []history.Op) []Window {
 				if op.F == "start-partition" {
 					grudges[len(out)] = op.Value
 				}
-				w := Window{Fault: op.F, Landed: op.Extra["landed"] == true, Start: op.Time, End: -1}
+				w := Window{Fault: op.F, Landed: op.Extra["landed"] == true, Start: op.Time, End: -1, Note: noteOf(op)}
 				if op.F != "start-partition" {
 					w.Victims = victimsOf(op)
 				}
 				out = append(out, w)
 			}
+		}
+		if f, ok := ByOp(op.F); ok && f.Inject == op.F && f.End == "" && f.NoEnd != "" && op.Type != history.Fail {
+			// A fault with no end (file corruption, a script fault with
+			// neither stop nor heal) is a fault all the same: its window
+			// opens and closes at its inject and is judged by its landing.
+			out = append(out, Window{Fault: op.F, Landed: op.Extra["landed"] == true, Start: op.Time, End: op.Time,
+				Victims: victimsOf(op), Note: noteOf(op), OneShot: f.NoEnd})
 		}
 	}
 	for i, g := range grudges {
@@ -239,6 +269,38 @@ func FaultWindows(ops []history.Op) []Window {
 		out[i].judge()
 	}
 	return out
+}
+
+// healedBy records on w what its closing op read back of the fault's
+// removal: the op's healed (per fault for the final heal's map), false for
+// a stop that failed, with the op's note or error as the reason.
+func healedBy(w *Window, op history.Op) {
+	h, ok := perFault(op.Extra["healed"], w.Fault).(bool)
+	if op.Type == history.Fail && op.F != "heal" {
+		h, ok = false, true
+	}
+	if !ok {
+		return
+	}
+	w.Healed = &h
+	if !h {
+		w.HealNote = noteOf(op)
+		switch {
+		case op.Error != nil && w.HealNote != "":
+			w.HealNote += fmt.Sprintf(" (%v)", op.Error)
+		case op.Error != nil:
+			w.HealNote = fmt.Sprintf("%s failed: %v", op.F, op.Error)
+		}
+		if w.HealNote == "" {
+			w.HealNote = op.F + " did not read the fault back gone"
+		}
+	}
+}
+
+// noteOf is the note an op recorded (see outcome.note), "" for none.
+func noteOf(op history.Op) string {
+	n, _ := op.Extra["note"].(string)
+	return n
 }
 
 // nodeDrops sums the per-node DROP counters a stop-partition or stop-loss

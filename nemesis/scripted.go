@@ -223,8 +223,8 @@ func (w *Worker) scriptStart(ctx context.Context, f *ScriptFault, v any) (outcom
 		}
 		w.scriptTargets[f.Name] = targets
 	}
-	ev, landed, err := verify(ctx, w.opts.Pool, f, targets)
-	res := outcome{value: val, evidence: ev, landed: landed, applied: true}
+	rb, err := verify(ctx, w.opts.Pool, f, targets)
+	res := outcome{value: val, evidence: rb.evidence, landed: rb.all(), applied: true, note: rb.gap()}
 	return res, err
 }
 
@@ -243,7 +243,7 @@ func (w *Worker) scriptEnd(ctx context.Context, f *ScriptFault, v any) (outcome,
 	}
 	delete(w.scriptTargets, f.Name)
 	val := resolved(v, targets)
-	before, held, err := verify(ctx, w.opts.Pool, f, targets)
+	before, err := verify(ctx, w.opts.Pool, f, targets)
 	if err != nil {
 		return outcome{value: val}, err
 	}
@@ -255,13 +255,19 @@ func (w *Worker) scriptEnd(ctx context.Context, f *ScriptFault, v any) (outcome,
 		return outcome{value: val}, fmt.Errorf("fault %s defines neither stop nor heal: nothing ends it", f.Name)
 	}
 	if _, err := step(ctx, w.opts.Pool, targets); err != nil {
-		return outcome{value: val, evidence: map[string]any{"before": before}}, fmt.Errorf("fault %s: %s: %w", f.Name, what, err)
+		healed := false
+		return outcome{value: val, evidence: map[string]any{"before": before.evidence}, healed: &healed,
+			note: fmt.Sprintf("its %s failed, so nothing shows the fault ended", what)}, fmt.Errorf("fault %s: %s: %w", f.Name, what, err)
 	}
-	after, still, err := verify(ctx, w.opts.Pool, f, targets)
-	healed := err == nil && !still
-	res := outcome{value: val, evidence: map[string]any{"before": before, "after": after}, landed: err == nil, healed: &healed}
+	after, err := verify(ctx, w.opts.Pool, f, targets)
+	healed := err == nil && !after.any()
+	res := outcome{value: val, evidence: map[string]any{"before": before.evidence, "after": after.evidence}, landed: err == nil, healed: &healed}
 	if f.Verify != nil {
+		held := before.all()
 		res.held = &held
+	}
+	if err == nil && !healed {
+		res.note = fmt.Sprintf("after its %s, verify still showed it in effect on %s", what, after.stillOn())
 	}
 	return res, err
 }
@@ -273,23 +279,107 @@ func cmpOr(v, def any) any {
 	return v
 }
 
-// verify runs f's Verify on targets: the evidence and whether it shows the
-// fault in effect. With no Verify there is no evidence, so not landed.
-func verify(ctx context.Context, pool *control.Pool, f *ScriptFault, targets []string) (map[string]any, bool, error) {
+// readBack is what a fault's verify read from its victims, judged per
+// victim: a built-in fault proves its landing on each node it acted on, so a
+// script's must too. Evidence for a node that is not a victim proves
+// nothing about the victims and is left out; a result that is not keyed by
+// node name (a bare True, a list) cannot say which victim it came from.
+type readBack struct {
+	victims []string
+	// evidence is each victim's non-empty entry, keyed by node name.
+	evidence map[string]any
+	// strangers are the keys verify returned that name no victim.
+	strangers []string
+	// unkeyed is set when verify returned something non-empty that is not
+	// a dict: its type, for the reason.
+	unkeyed  string
+	noVerify bool
+}
+
+// all reports whether every victim showed the fault in effect.
+func (r readBack) all() bool {
+	return !r.noVerify && len(r.victims) > 0 && len(r.missing()) == 0
+}
+
+// any reports whether verify showed the fault on any victim, or said
+// something it cannot attribute (then it cannot be shown gone either).
+func (r readBack) any() bool { return len(r.evidence) > 0 || r.unkeyed != "" }
+
+// missing lists the victims verify showed no evidence for.
+func (r readBack) missing() []string {
+	var out []string
+	for _, v := range r.victims {
+		if _, ok := r.evidence[v]; !ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// stillOn names where verify still showed the fault.
+func (r readBack) stillOn() string {
+	if len(r.evidence) > 0 {
+		return strings.Join(slices.Sorted(maps.Keys(r.evidence)), ", ")
+	}
+	return "the victims (it returned a " + r.unkeyed + " not keyed by node name)"
+}
+
+// gap says why the read-back does not prove the fault on every victim, ""
+// when it does. It is recorded with the op, so the window's reason (judged
+// from the history alone) names the victims and what to change.
+func (r readBack) gap() string {
+	if r.all() {
+		return ""
+	}
+	if r.noVerify {
+		return "the fault defines no verify, so nothing was read back from the victims; fix: pass verify = a function returning {node.name: evidence} for each victim"
+	}
+	var parts []string
+	if r.unkeyed != "" {
+		parts = append(parts, "verify returned a "+r.unkeyed+", not a dict keyed by victim node name, so it shows no victim")
+	}
+	if m := r.missing(); len(m) > 0 {
+		parts = append(parts, "verify(nodes) returned no evidence for victim "+strings.Join(m, ", "))
+	}
+	if len(r.strangers) > 0 {
+		parts = append(parts, "evidence for "+strings.Join(r.strangers, ", ")+" does not count: not a victim")
+	}
+	return strings.Join(parts, "; ") + "; fix: return {node.name: evidence} read back on each victim node verify is given"
+}
+
+// verify runs f's Verify on targets and judges what it returned per victim.
+// With no Verify there is no evidence, so not landed.
+func verify(ctx context.Context, pool *control.Pool, f *ScriptFault, targets []string) (readBack, error) {
+	rb := readBack{victims: targets, evidence: map[string]any{}}
 	if f.Verify == nil {
-		return map[string]any{}, false, nil
+		rb.noVerify = true
+		return rb, nil
 	}
 	v, err := f.Verify(ctx, pool, targets)
 	if err != nil {
-		return map[string]any{}, false, fmt.Errorf("fault %s: verify: %w", f.Name, err)
+		return rb, fmt.Errorf("fault %s: verify: %w", f.Name, err)
 	}
-	if m, ok := v.(map[string]any); ok {
-		return m, len(m) > 0, nil
+	judgeReadBack(&rb, v)
+	return rb, nil
+}
+
+// judgeReadBack files what verify returned into rb.
+func judgeReadBack(rb *readBack, v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if !empty(v) {
+			rb.unkeyed = fmt.Sprintf("%T", v)
+		}
+		return
 	}
-	if empty(v) {
-		return map[string]any{}, false, nil
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		switch {
+		case !slices.Contains(rb.victims, k):
+			rb.strangers = append(rb.strangers, k)
+		case !empty(m[k]):
+			rb.evidence[k] = m[k]
+		}
 	}
-	return map[string]any{"verify": v}, true, nil
 }
 
 // empty reports whether a value a script returned says "nothing": None,
@@ -350,6 +440,10 @@ func (w *Worker) openScripts(ctx context.Context) (map[string]any, error) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if res.healed != nil && !*res.healed {
+			// The heal op's healed must not say yes over it.
+			errs = append(errs, fmt.Errorf("fault %s: %s", f.Name, res.note))
 		}
 		inject, _ := f.ScriptOps()
 		if res.held != nil {

@@ -208,3 +208,146 @@ func TestWorkerScriptFault(t *testing.T) {
 		t.Errorf("HealScripts: %v", err)
 	}
 }
+
+// A script fault's read-back is judged per victim, as a built-in's is:
+// every victim must be shown, evidence for a node that is not a victim
+// does not count, and a value not keyed by node name shows no victim.
+func TestScriptReadBack(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		victims  []string
+		v        any
+		all, any bool
+		gap      string
+	}{
+		{"every victim shown", []string{"n1", "n2"}, map[string]any{"n1": "on", "n2": "on"}, true, true, ""},
+		{"only a non-victim shown", []string{"n1"}, map[string]any{"n2": "on"}, false, false, "evidence for n2 does not count: not a victim"},
+		{"one victim of two", []string{"n1", "n2"}, map[string]any{"n1": "on", "n2": ""}, false, true, "returned no evidence for victim n2"},
+		{"victims and a stranger", []string{"n1"}, map[string]any{"n1": "on", "n3": "on"}, true, true, ""},
+		{"a bare True", []string{"n1"}, true, false, true, "verify returned a bool, not a dict keyed by victim node name"},
+		{"a list", []string{"n1"}, []any{"n1"}, false, true, "not a dict keyed by victim node name"},
+		{"None", []string{"n1"}, nil, false, false, "returned no evidence for victim n1"},
+		{"no victims", nil, map[string]any{}, false, false, ""},
+	} {
+		rb := readBack{victims: tc.victims, evidence: map[string]any{}}
+		judgeReadBack(&rb, tc.v)
+		if rb.all() != tc.all || rb.any() != tc.any || (tc.gap != "" && !strings.Contains(rb.gap(), tc.gap)) || (tc.all && rb.gap() != "") {
+			t.Errorf("%s: all %v any %v gap %q; want all %v any %v gap containing %q", tc.name, rb.all(), rb.any(), rb.gap(), tc.all, tc.any, tc.gap)
+		}
+		for k := range rb.evidence {
+			if !slices.Contains(tc.victims, k) {
+				t.Errorf("%s: evidence recorded for %s, not a victim", tc.name, k)
+			}
+		}
+	}
+}
+
+// The contract built-in faults meet holds for script faults run by the
+// Worker: a verify that shows only a non-victim does not land the fault; a
+// stop that leaves it in effect, or fails, leaves the window not healed
+// with the reason; a fault with neither stop nor heal is a fault, its
+// window judged by its landing.
+func TestWorkerScriptFaultContract(t *testing.T) {
+	pool, sup, err := control.NewLocalPool(t.TempDir(), []string{"n1", "n2", "n3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sup.Close(); pool.Close() })
+	ctx := context.Background()
+	run := func(f *ScriptFault, steps ...history.Op) []history.Op {
+		t.Helper()
+		w, err := New(Options{Pool: pool, Seed: 1, Scripts: []*ScriptFault{f}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ops []history.Op
+		for i, inv := range steps {
+			inv.Process, inv.Type, inv.Time = history.NemesisProcess, history.Invoke, int64(i)*int64(time.Second)
+			c := w.Invoke(ctx, inv)
+			c.Process, c.F, c.Time = inv.Process, inv.F, inv.Time+1
+			ops = append(ops, inv, c)
+		}
+		return ops
+	}
+	on := map[string]bool{}
+	var mu sync.Mutex
+	set := func(v bool) Action {
+		return func(_ context.Context, _ *control.Pool, nodes []string) (any, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, n := range nodes {
+				on[n] = v
+			}
+			return nil, nil
+		}
+	}
+	look := func(_ context.Context, _ *control.Pool, nodes []string) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ev := map[string]any{}
+		for _, n := range nodes {
+			if on[n] {
+				ev[n] = "on"
+			}
+		}
+		return ev, nil
+	}
+	n1 := map[string]any{"nodes": []any{"n1"}}
+
+	t.Run("evidence for a non-victim", func(t *testing.T) {
+		f := &ScriptFault{Name: "liar", Start: set(true), Stop: set(false), Heal: set(false),
+			Verify: func(context.Context, *control.Pool, []string) (any, error) { return map[string]any{"n2": "on"}, nil }}
+		ws := FaultWindows(run(f, history.Op{F: "start:liar", Value: n1}, history.Op{F: "stop:liar"}))
+		if len(ws) != 1 || ws[0].Proven || !strings.Contains(ws[0].Reason, "evidence for n2 does not count: not a victim") ||
+			!strings.Contains(ws[0].Reason, "returned no evidence for victim n1") {
+			t.Errorf("windows %+v, want one not proven, naming the non-victim", ws)
+		}
+	})
+	t.Run("stop leaves it in effect", func(t *testing.T) {
+		f := &ScriptFault{Name: "sticky", Start: set(true), Stop: set(true), Heal: set(false), Verify: look}
+		ws := FaultWindows(run(f, history.Op{F: "start:sticky", Value: n1}, history.Op{F: "stop:sticky"}))
+		if len(ws) != 1 || !ws[0].Proven || ws[0].Healed == nil || *ws[0].Healed || !strings.Contains(ws[0].HealNote, "after its stop, verify still showed it in effect on n1") {
+			t.Errorf("windows %+v, want one proven but not healed, saying where it stayed", ws)
+		}
+	})
+	t.Run("stop fails", func(t *testing.T) {
+		f := &ScriptFault{Name: "broken", Start: set(true), Heal: set(false), Verify: look,
+			Stop: func(context.Context, *control.Pool, []string) (any, error) { return nil, errors.New("exit status 7") }}
+		ws := FaultWindows(run(f, history.Op{F: "start:broken", Value: n1}, history.Op{F: "stop:broken"}))
+		if len(ws) != 1 || ws[0].Healed == nil || *ws[0].Healed || !strings.Contains(ws[0].HealNote, "exit status 7") {
+			t.Errorf("windows %+v, want one not healed, with the stop's error", ws)
+		}
+		set(false)(ctx, pool, []string{"n1"})
+	})
+	t.Run("the final heal finds it still in effect", func(t *testing.T) {
+		f := &ScriptFault{Name: "sticky2", Start: set(true), Stop: set(true), Heal: set(true), Verify: look}
+		ops := run(f, history.Op{F: "start:sticky2", Value: n1}, history.Op{F: "heal"})
+		ws := FaultWindows(ops)
+		if len(ws) != 1 || ws[0].Healed == nil || *ws[0].Healed || !strings.Contains(ws[0].HealNote, "still showed it in effect on n1") {
+			t.Errorf("windows %+v, want one the final heal did not heal", ws)
+		}
+		set(false)(ctx, pool, []string{"n1"})
+	})
+	t.Run("clean stop", func(t *testing.T) {
+		f := &ScriptFault{Name: "clean", Start: set(true), Stop: set(false), Heal: set(false), Verify: look}
+		ws := FaultWindows(run(f, history.Op{F: "start:clean", Value: n1}, history.Op{F: "stop:clean"}))
+		if len(ws) != 1 || !ws[0].Proven || ws[0].Healed == nil || !*ws[0].Healed || ws[0].HealNote != "" {
+			t.Errorf("windows %+v, want one proven and healed", ws)
+		}
+	})
+	t.Run("inject-only", func(t *testing.T) {
+		f := &ScriptFault{Name: "scar", Start: set(true), Verify: look}
+		ws := FaultWindows(run(f, history.Op{F: "inject:scar", Value: n1}))
+		if len(ws) != 1 || !ws[0].Proven || ws[0].OneShot == "" || ws[0].End != ws[0].Start || !strings.Contains(ws[0].Reason, "one-shot") {
+			t.Errorf("windows %+v, want one one-shot window, proven", ws)
+		}
+		set(false)(ctx, pool, []string{"n1"})
+	})
+	t.Run("inject-only without evidence", func(t *testing.T) {
+		f := &ScriptFault{Name: "dud", Start: set(false), Verify: look}
+		ws := FaultWindows(run(f, history.Op{F: "inject:dud", Value: n1}))
+		if len(ws) != 1 || ws[0].Proven || !strings.Contains(ws[0].Reason, "returned no evidence for victim n1") {
+			t.Errorf("windows %+v, want one one-shot window, not proven", ws)
+		}
+	})
+}

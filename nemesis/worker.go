@@ -132,6 +132,11 @@ type outcome struct {
 	effect *int64
 	// effects (the final heal): fault -> effect, for faults it stopped.
 	effects map[string]any
+	// note says why the read-back does not prove what the op set out to
+	// do (a victim verify did not show, a stop that left the fault in
+	// effect), recorded as Extra["note"] so the window's reason, judged
+	// from the history alone, can say it.
+	note string
 }
 
 func (o outcome) op(err error) history.Op {
@@ -156,6 +161,9 @@ func (o outcome) op(err error) history.Op {
 	}
 	if o.effects != nil {
 		c.Extra["effect"] = o.effects
+	}
+	if o.note != "" {
+		c.Extra["note"] = o.note
 	}
 	if err != nil {
 		c.Error = err.Error()

@@ -157,6 +157,9 @@ func (c *compiler) unit(u unit) CompiledScenario {
 	d.set("client", "suite.client")
 	d.set("logs", `getattr(suite, "logs", None)`)
 	over := c.overrides(u)
+	if dd := c.landingDropped(u, over); dd != nil {
+		c.diags = append(c.diags, *dd)
+	}
 	w := c.workload(d, over)
 	c.faults(d, over)
 	c.landing(d, over)

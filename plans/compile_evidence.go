@@ -46,7 +46,10 @@ func (c *compiler) landing(d *draft, over overrideSet) {
 		return
 	}
 	u := d.u
-	if !d.has("nemesis") {
+	if _, block := over.fields["nemesis"]; !d.has("nemesis") && !block {
+		// A nemesis from a ```starlark block is a nemesis all the same:
+		// the declared evidence applies to it (its faults are unknown
+		// here, so there is no §5 default to give).
 		return
 	}
 	f := c.resolveAs(u, u.model().Field(FieldLanding))
@@ -120,4 +123,34 @@ func (c *compiler) resolveAs(u unit, f *Field) *Field {
 	out := *target
 	out.Pos = f.Pos
 	return &out
+}
+
+// landingSetRe finds a landing argument in a whole-scenario block.
+var landingSetRe = regexp.MustCompile(`(?m)\blanding\s*=`)
+
+// landingDropped is the diagnostic of a unit whose declared landing
+// evidence (the §7.M landing field) cannot reach the compiled scenario: a
+// ```starlark block replaces the whole scenario and sets no landing of its
+// own, so a fault that did nothing would pass as "every fault landed".
+// nil when the evidence is attached.
+func (c *compiler) landingDropped(u unit, over overrideSet) *Diagnostic {
+	f := c.resolveAs(u, u.model().Field(FieldLanding))
+	if over.whole == nil || f == nil || landingSetRe.MatchString(over.whole.code) {
+		return nil
+	}
+	var calls []string
+	for _, t := range evidenceTerms {
+		if t.call != "" && t.re.MatchString(plain(f.Value)) && !contains(calls, t.call) {
+			calls = append(calls, t.call)
+		}
+	}
+	want := "landing = [evidence....]"
+	if len(calls) > 0 {
+		want = "landing = [" + strings.Join(calls, ", ") + "]"
+	}
+	d := newDiag("landing-dropped", Pos{File: c.p.Pos.File, Line: over.whole.line}, u.id(), FieldLanding,
+		fmt.Sprintf("the ```starlark block at line %d replaces the whole scenario and sets no landing, so the declared landing evidence %q (line %d) would not be checked",
+			over.whole.line, oneLine(f.Value), f.Pos.Line),
+		"add "+want+" to the block's scenario() call, or put only the nemesis in the block (nemesis = ...) so the compiler attaches the declared evidence")
+	return &d
 }

@@ -560,3 +560,57 @@ func TestCompileHostileText(t *testing.T) {
 		t.Errorf("an unparsable ```starlark block compiled without an error: %v", diagStrings(ds))
 	}
 }
+
+// Declared landing evidence applies to every nemesis (issue 27 item 7): a
+// nemesis from a ```starlark block gets the §7.M landing field's evidence,
+// and a block that replaces the whole scenario without a landing of its own
+// is an error at the block, naming what to add.
+func TestCompileLandingWithBlockNemesis(t *testing.T) {
+	skew := "\n```starlark\nnemesis = skew(nodes = \"one\", interval = \"2s\", hold = \"2s\")\n```\n"
+	c, ds := compileUnit(t, unitPlan{faults: "clock skew by libfaketime on one node", landing: "clients see timeouts during the fault window", extra: skew})
+	wantIn(t, c, "nemesis = skew(", "landing = [evidence.op_errors(during_fault = True)],")
+	for _, d := range ds {
+		if d.Rule == "landing-dropped" {
+			t.Errorf("a field override dropped nothing: %s", d)
+		}
+	}
+
+	// No landing field: nothing declared, nothing to attach, no default.
+	c, _ = compileUnit(t, unitPlan{faults: "clock skew by libfaketime", extra: skew})
+	if strings.Contains(c.Source, "landing =") {
+		t.Errorf("landing without a declaration:\n%s", c.Source)
+	}
+
+	whole := "\n```starlark\nload(\"x.star\", \"s\")\n\nscenario(name = \"S1\", client = s.client, workload = s.w, checker = s.c, nemesis = s.n)\n```\n"
+	for _, tc := range []struct {
+		name  string
+		u     unitPlan
+		fires bool
+	}{
+		{"whole block without landing", unitPlan{landing: "DROP counters rise", extra: whole}, true},
+		{"whole block with landing", unitPlan{landing: "DROP counters rise", extra: strings.Replace(whole, "nemesis = s.n", "nemesis = s.n, landing = [evidence.landed()]", 1)}, false},
+		{"whole block, nothing declared", unitPlan{extra: whole}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := []byte(tc.u.source())
+			p, _ := Parse("plan.md", src)
+			_, cds := Compile(p, CompileOptions{Source: src})
+			for name, ds := range map[string][]Diagnostic{"compile": cds, "lint": lint(p, src)} {
+				var hit *Diagnostic
+				for i := range ds {
+					if ds[i].Rule == "landing-dropped" {
+						hit = &ds[i]
+					}
+				}
+				switch {
+				case hit == nil && tc.fires:
+					t.Errorf("%s: landing-dropped did not fire:\n%s", name, diagStrings(ds))
+				case hit != nil && !tc.fires:
+					t.Errorf("%s: landing-dropped fired: %s", name, hit)
+				case hit != nil && (hit.Severity != Error || !strings.Contains(hit.Fix, "landing = [evidence.iptables_drops(min = 1)]") || !strings.Contains(hit.Msg, "DROP counters rise")):
+					t.Errorf("%s: %s", name, hit)
+				}
+			}
+		})
+	}
+}

@@ -14,15 +14,41 @@ import (
 // exist, and warnings for weaker defects. Run it on Parse's result and report
 // both lists; HasErrors on either means the run must not start. A nil plan
 // lints as an empty one.
-func Lint(p *Plan) []Diagnostic {
+func Lint(p *Plan) []Diagnostic { return lint(p, nil) }
+
+// lint is Lint with the plan's source, whose ```starlark blocks the parser
+// keeps only when they follow a field; nil sees those alone.
+func lint(p *Plan, src []byte) []Diagnostic {
 	l := &linter{p: withoutNils(p)}
 	l.header()
 	l.sections()
 	l.claims()
 	l.scenarios()
 	l.references()
+	l.blocks(src)
 	sortDiagnostics(l.diags)
 	return l.diags
+}
+
+// blocks checks what the ```starlark blocks do to each unit as the
+// compiler will see them: declared landing evidence a whole-scenario block
+// would drop (landing-dropped).
+func (l *linter) blocks(src []byte) {
+	c := &compiler{p: l.p, o: CompileOptions{Source: src}, blocks: starlarkBlocks(src)}
+	for _, s := range l.p.Scenarios {
+		units := []unit{{s: s}}
+		if len(s.Arms) > 0 {
+			units = units[:0]
+			for _, a := range s.Arms {
+				units = append(units, unit{s: s, a: a})
+			}
+		}
+		for _, u := range units {
+			if d := c.landingDropped(u, c.overrides(u)); d != nil {
+				l.diags = append(l.diags, *d)
+			}
+		}
+	}
 }
 
 // withoutNils returns p with nil scenarios and arms dropped, so a plan built

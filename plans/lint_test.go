@@ -149,6 +149,8 @@ var lintCases = []lintCase{
 	{"zero hold", "duration-nonpositive", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s for 0s"}}},
 	{"negative budget duration", "duration-nonpositive", "S1", FieldSmoke, []edit{{"3 nodes, 1 min, 0 faults", "3 nodes, -1 min, 0 faults"}}},
 	{"clock rate out of range", "fault-params", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s; time drift at rate 1.5 on one node"}}},
+	{"whole-scenario block drops the landing evidence", "landing-dropped", "S1", FieldLanding, []edit{{"Revisit when: a soak rig exists.\n#### §7.M",
+		"Revisit when: a soak rig exists.\n\n  ```starlark\n  scenario(name = \"S1\", client = suite.client, nemesis = suite.nemesis)\n  ```\n#### §7.M"}}},
 	// Warnings.
 	{"title", "title", "", "", []edit{{"# Test Plan: mini", "# Mini plan"}}},
 	{"header missing", "header", "", HeaderStatus, []edit{{"**Status:** reviewed\n", ""}}},

@@ -70,3 +70,68 @@ func withEnv(c *exec.Cmd, env ...string) *exec.Cmd {
 	c.Env = append(os.Environ(), env...)
 	return c
 }
+
+// TestFaketimeRecipeVerify runs the verify probe docs/clock-faults.md gives
+// for a libfaketime fault (its SEEN script, taken from the page) against a
+// daemon under libfaketime reading its offset from a file: it reports the
+// offset the daemon sees (0, then 30 once the file says +30), and for a
+// daemon started without the library, that it has none, so a fault whose
+// file nothing reads is never proven (issue 27 item 7).
+func TestFaketimeRecipeVerify(t *testing.T) {
+	integration.NeedCommand(t, "faketime")
+	libs, _ := filepath.Glob("/usr/lib/*/faketime/libfaketime.so.1")
+	integration.Need(t, len(libs) > 0, "libfaketime.so.1 under /usr/lib/*/faketime (Debian's libfaketime)")
+	page, err := os.ReadFile(filepath.Join("..", "docs", "clock-faults.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(page), `SEEN = """`)
+	body, _, ok2 := strings.Cut(rest, `"""`)
+	if !ok || !ok2 {
+		t.Fatal(`docs/clock-faults.md has no SEEN = """...""" probe`)
+	}
+	script := strings.ReplaceAll(body, `\\`, `\`) // the Starlark string's escapes
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "faketime.rc")
+	if err := os.WriteFile(rc, []byte("+0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	daemon := func(name string, env ...string) string {
+		cmd := withEnv(exec.Command("sleep", "300"), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		pidfile := filepath.Join(dir, name+".pid")
+		if err := os.WriteFile(pidfile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return pidfile
+	}
+	seen := func(pidfile string) string {
+		out, err := exec.Command("sh", "-c", script, "seen", pidfile).CombinedOutput()
+		if err != nil {
+			t.Fatalf("the probe failed: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	faked := daemon("faked", "LD_PRELOAD="+libs[0], "FAKETIME_TIMESTAMP_FILE="+rc, "FAKETIME_NO_CACHE=1")
+	plain := daemon("plain")
+	// The library maps once the daemon has started; the probe reads /proc.
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(seen(faked), "no libfaketime") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := seen(faked); got != "0" {
+		t.Errorf("with the file at +0 the probe read %q, want 0", got)
+	}
+	if err := os.WriteFile(rc, []byte("+30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(faked); got != "30" && got != "29" && got != "31" {
+		t.Errorf("with the file at +30 the probe read %q, want 30", got)
+	}
+	if got := seen(plain); !strings.Contains(got, "has no libfaketime mapped") {
+		t.Errorf("a daemon without libfaketime: the probe read %q, want that it has none", got)
+	}
+}

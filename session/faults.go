@@ -1,10 +1,12 @@
 package session
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/faultline/faultline/interp"
+	"github.com/faultline/faultline/nemesis"
 	"github.com/faultline/faultline/verdict"
 )
 
@@ -61,7 +63,12 @@ func faultsOf(r *interp.Result) []verdict.Fault {
 		default:
 			f.Held = verdict.No("gone before the hold ended (reverted or bypassed behind faultline's back)")
 		}
-		if w.End >= 0 && r.Healed != nil {
+		switch {
+		case w.OneShot != "":
+			f.OneShot = w.OneShot
+		case w.Healed != nil && !*w.Healed:
+			f.Healed = verdict.No(notHealed(w))
+		case w.End >= 0 && r.Healed != nil:
 			f.Healed = verdict.Yes("healed, and the final heal found no faultline rules left")
 		}
 		out = append(out, f)
@@ -75,4 +82,16 @@ func faultsOf(r *interp.Result) []verdict.Fault {
 			Injector: verdict.No("no fault took effect in the run"), Victim: verdict.No("no fault window to read back")})
 	}
 	return out
+}
+
+// notHealed says that a fault's removal was not shown and what to change:
+// the stop (or heal) must undo the fault on each victim, and the read-back
+// must see it gone.
+func notHealed(w nemesis.Window) string {
+	why := cmp.Or(w.HealNote, "its removal was not read back")
+	if f, ok := nemesis.ByOp(w.Fault); ok && f.FromScript {
+		return "the fault was not shown gone after it ended: " + why +
+			"; fix: make the fault's stop (and heal) undo on each victim what start did, and verify read back what stop changes, so verify returns nothing for a victim once it is healed"
+	}
+	return "the fault was not shown gone after it ended: " + why + "; fix: run 'faultline heal' on the nodes and look for what keeps the fault in place"
 }

@@ -118,6 +118,12 @@ func TestAuditItems(t *testing.T) {
 			e.Faults[1].Victim = No("wrong chain: counter 0")
 		}, Failed, "wrong chain"},
 		{"RF4", "no fault", smoke, nil, NA, ""},
+		{"RF4", "a one-shot fault has no hold to re-read", hardening, func(e *Evidence) {
+			e.Faults[0].Held, e.Faults[0].OneShot = Fact{}, "the damage stays"
+		}, Pass, "held: n/a, a one-shot fault with no end (the damage stays)"},
+		{"RF4", "a one-shot fault is still read back on its victim", hardening, func(e *Evidence) {
+			e.Faults[0].Held, e.Faults[0].OneShot, e.Faults[0].Victim = Fact{}, "the damage stays", No("sha256 unchanged")
+		}, Failed, "sha256 unchanged"},
 
 		// RF5 monotonic time
 		{"RF5", "monotonic", hardening, nil, Pass, "CLOCK_MONOTONIC"},
@@ -163,6 +169,13 @@ func TestAuditItems(t *testing.T) {
 		{"RF8", "not measured", hardening, func(e *Evidence) { e.Recovery = Recovery{} }, CannotJudge, "not measured"},
 		{"RF8", "no baseline", hardening, func(e *Evidence) { e.Recovery.Baseline = 0 }, CannotJudge, "pre-fault throughput"},
 		{"RF8", "no fault", smoke, nil, NA, ""},
+		{"RF8", "a one-shot fault has nothing to heal", hardening, func(e *Evidence) {
+			e.Faults[1].Healed, e.Faults[1].OneShot = Fact{}, "the script defined neither stop nor heal"
+		}, Pass, "heal: n/a, a one-shot fault with no end (the script defined neither stop nor heal)"},
+		{"RF8", "a one-shot fault does not excuse another's heal", hardening, func(e *Evidence) {
+			e.Faults[1].Healed, e.Faults[1].OneShot = Fact{}, "the damage stays"
+			e.Faults[0].Healed = No("stop left it in effect on n1")
+		}, Failed, "stop left it in effect on n1"},
 
 		// RF9 fair baseline
 		{"RF9", "no baseline", hardening, nil, NA, "no baseline"},

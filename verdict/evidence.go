@@ -100,6 +100,10 @@ type Fault struct {
 	// an orchestrator, not bypassed by a proxy), read back before healing.
 	Held   Fact `json:"held"`
 	Healed Fact `json:"healed"` // removal verified on the victim
+	// OneShot, when set, says why the fault has no end (file corruption, a
+	// script fault with neither stop nor heal): its damage stays by
+	// design, so Held and Healed are not judged; its landing still is.
+	OneShot string `json:"one_shot,omitempty"`
 	// Declared is the scenario's declared landing evidence (evidence.*
 	// declarations) as judged over the run. Unknown means none was
 	// declared; when known, the fault has landed only if it holds.

@@ -116,6 +116,9 @@ func (a *auditor) noSilentNoop() (Status, string) {
 		f := &a.e.Faults[i]
 		vs, vev := judgeFact(f.Victim, "effect read back on the victim")
 		hs, hev := judgeFact(f.Held, "held until heal")
+		if f.OneShot != "" {
+			hs, hev = Pass, "held: n/a, a one-shot fault with no end ("+f.OneShot+")"
+		}
 		st = worst(st, worst(vs, hs))
 		parts = append(parts, fmt.Sprintf("%s: %s; %s", f.Name, vev, hev))
 	}
@@ -212,6 +215,10 @@ func (a *auditor) recovered() (Status, string) {
 	st, parts := Pass, make([]string, 0, len(a.e.Faults)+1)
 	for i := range a.e.Faults {
 		f := &a.e.Faults[i]
+		if f.OneShot != "" {
+			parts = append(parts, f.Name+": heal: n/a, a one-shot fault with no end ("+f.OneShot+")")
+			continue
+		}
 		s, ev := judgeFact(f.Healed, "heal verified")
 		st = worst(st, s)
 		parts = append(parts, f.Name+": "+ev)

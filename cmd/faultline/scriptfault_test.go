@@ -45,21 +45,46 @@ def heal(nodes):
     for n in nodes:
         n.exec(raw = "echo %s >> HEALLOG" % n.name)
 
-marker = nemesis.fault("marker", start = put, stop = remove, verify = VERIFY, heal = heal)
+def liar(nodes):
+    # Evidence from a node that is not the victim: proves nothing of it.
+    other = "n2" if nodes[0].name != "n2" else "n3"
+    return {other: "marker present"}
+
+def stuck(nodes):
+    # A stop that fails quietly: the marker stays.
+    for n in nodes:
+        n.exec(raw = "exit 7", check = False)
+
+def failing(nodes):
+    for n in nodes:
+        n.exec(raw = "exit 7")
+
+marker = FAULT
 
 scenario(name = "marked", client = client.register(), workload = gen.stagger("10ms", cas_register()),
          checker = check.compose([check.linearizable(model = "cas-register"), check.stats()]), landing = [evidence.landed()],
-         nemesis = marker(nodes = "one", start = "1s", interval = "1500ms", hold = "1s"),
+         nemesis = marker(SCHEDULE),
          budgets = {"smoke": budget(duration = "5900ms")})
 `
+
+// everyCycle is the marker fault's schedule: twice, with quiet load
+// before the first and after the last, so recovery is measured.
+const everyCycle = `nodes = "one", start = "1s", interval = "1500ms", hold = "1s"`
 
 // writeScriptFault writes the suite with verify as its verify function and
 // returns its path and the heal log's.
 func writeScriptFault(t *testing.T, verify string) (script, healLog string) {
 	t.Helper()
+	return writeScriptFaultDef(t, `nemesis.fault("marker", start = put, stop = remove, verify = `+verify+`, heal = heal)`, everyCycle)
+}
+
+// writeScriptFaultDef writes the suite with def as the marker fault's
+// definition, scheduled with schedule's arguments.
+func writeScriptFaultDef(t *testing.T, def, schedule string) (script, healLog string) {
+	t.Helper()
 	dir := t.TempDir()
 	healLog = filepath.Join(dir, "heal.log")
-	src := strings.NewReplacer("VERIFY", verify, "HEALLOG", healLog).Replace(scriptFaultSrc)
+	src := strings.NewReplacer("FAULT", def, "SCHEDULE", schedule, "HEALLOG", healLog).Replace(scriptFaultSrc)
 	script = filepath.Join(dir, "marked.star")
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -76,8 +101,8 @@ func TestScriptFaultLocal(t *testing.T) {
 	script, healLog := writeScriptFault(t, "look")
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "run", script, "--local", "--seed", "3", "--out", out)
-	if code != exitOK {
-		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	if code != exitOK || !clitest.HasRow(stdout, "marked", "PASS-smoke") {
+		t.Fatalf("exit %d, want 0 with PASS-smoke\n%s\n%s", code, stdout, stderr)
 	}
 	hist, _ := filepath.Glob(filepath.Join(out, "marked", "*", "artifacts", "marked", "history.jsonl"))
 	if len(hist) != 1 {
@@ -121,6 +146,74 @@ func TestScriptFaultNotLanded(t *testing.T) {
 		!strings.Contains(stdout, "0 of 2 faults landed") || !strings.Contains(stdout, "verify(nodes) returned no evidence") {
 		t.Fatalf("exit %d, want %d with the fault not proven\n%s\n%s", code, exitUnknown, stdout, stderr)
 	}
+}
+
+// A custom fault meets the contract a built-in one does (issue 27 item
+// 6): evidence for a node that is not a victim does not prove the window;
+// a stop that leaves the fault in effect, or fails, blocks the PASS and
+// says what to change; a fault with no stop and no heal is a fault, which
+// earns PASS by evidence from its victim and not without it.
+func TestScriptFaultContract(t *testing.T) {
+	for _, tc := range []struct {
+		name, def string
+		code      int
+		verdict   string
+		want      []string
+	}{
+		{"evidence for a non-victim", `nemesis.fault("marker", start = put, stop = remove, verify = liar, heal = heal)`,
+			exitUnknown, "INCONCLUSIVE-fault-not-proven", []string{"does not count: not a victim", "0 of 2 faults landed"}},
+		{"stop leaves it in effect", `nemesis.fault("marker", start = put, stop = stuck, verify = look, heal = heal)`,
+			exitUnknown, "PARTIAL-surface", []string{"not shown gone after it ended", "still showed it in effect on", "fix: make the fault's stop"}},
+		{"stop fails", `nemesis.fault("marker", start = put, stop = failing, verify = look, heal = heal)`,
+			exitUnknown, "PARTIAL-surface", []string{"its stop failed", "fix: make the fault's stop"}},
+		// A one-shot fault (a bitflip's kind) happens once here: a
+		// repeating one would leave no quiet load to measure recovery in.
+		{"inject-only, landed", `nemesis.fault("marker", start = put, verify = look)`,
+			exitOK, "PASS-smoke", []string{"1 of 1 faults landed"}},
+		{"inject-only, no evidence", `nemesis.fault("marker", start = put, verify = none)`,
+			exitUnknown, "INCONCLUSIVE-fault-not-proven", []string{"0 of 1 faults landed", "returned no evidence for victim"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			schedule := everyCycle
+			if strings.HasPrefix(tc.name, "inject-only") {
+				schedule += ", repeat = False"
+			}
+			script, _ := writeScriptFaultDef(t, tc.def, schedule)
+			out := t.TempDir()
+			code, stdout, stderr := runCLI(t, "run", script, "--local", "--seed", "3", "--out", out)
+			if code != tc.code || !clitest.HasRow(stdout, "marked", tc.verdict) {
+				t.Fatalf("exit %d, want %d with %s\n%s\n%s", code, tc.code, tc.verdict, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q\n%s", w, stdout)
+				}
+			}
+			findings, _ := filepath.Glob(filepath.Join(clitest.OnlySession(t, filepath.Join(out, "marked")), "findings", "*.md"))
+			var report []byte
+			for _, f := range findings {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				report = append(report, data...)
+			}
+			rf3 := lineWith(string(report), "RF3 Fault injected")
+			if rf3 == "" || strings.Contains(rf3, "n/a") || tc.code == exitOK && !strings.Contains(rf3, "one-shot fault") {
+				t.Errorf("RF3 not judged on the fault's landing: %q", rf3)
+			}
+		})
+	}
+}
+
+// lineWith is the first line of text containing s, "" when none does.
+func lineWith(text, s string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
 }
 
 // A script fault named like a built-in, or defined twice, is an error at

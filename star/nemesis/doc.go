@@ -90,11 +90,15 @@ func init() {
 		star.FuncDoc{Name: "heal", Summary: "A generator of one heal op: ends every fault in effect.", Returns: "a generator"},
 		star.FuncDoc{Name: "fault", Summary: "A fault written in Starlark, registered beside the built-in ones.",
 			Doc: "Each function gets the list of victim node values (heal: every node). verify returns the landing evidence read from the " +
-				"victims (None or empty: not landed); faultline heal runs heal. Calling the returned value schedules the fault.",
+				"victims as a dict (or struct) keyed by node name, one non-empty entry per victim: the fault landed only if every victim " +
+				"shows it, and an entry for a node that is not a victim does not count. Stop is read back by verify before (held?) and " +
+				"after (healed?): a stop that fails, or after which verify still shows a victim, blocks the PASS. With neither stop nor " +
+				"heal the fault is one-shot (its damage stays): it is judged by its landing alone. faultline heal runs heal. " +
+				"Calling the returned value schedules the fault.",
 			Params: []star.Param{{Name: "name", Doc: "the fault's name, unique in the suite"},
 				{Name: "start", Doc: "start(nodes): injects it"},
 				{Name: "stop", Default: "None", Doc: "stop(nodes): ends it on the victims"},
-				{Name: "verify", Default: "None", Doc: "verify(nodes) -> evidence (a dict, struct, list or scalar)"},
+				{Name: "verify", Default: "None", Doc: "verify(nodes) -> {node.name: evidence} for each victim the fault is in effect on"},
 				{Name: "heal", Default: "None", Doc: "heal(nodes): ends it everywhere, whatever state the run left"}},
 			Returns: "a nemesis.fault"},
 	)
