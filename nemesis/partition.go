@@ -25,8 +25,8 @@ func init() {
 		inject: onMesh((*Worker).meshPartition, func(w *Worker, ctx context.Context, v any) (outcome, error) {
 			return w.startPartition(ctx, v)
 		}),
-		end: onMesh(func(w *Worker, _ context.Context, m *mesh.Mesh, _ any) (outcome, error) {
-			return w.meshHealPartition(m)
+		end: onMesh(func(w *Worker, ctx context.Context, m *mesh.Mesh, _ any) (outcome, error) {
+			return w.meshHealPartition(ctx, m)
 		}, func(w *Worker, ctx context.Context, _ any) (outcome, error) {
 			return w.stopPartition(ctx)
 		}),

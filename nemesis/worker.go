@@ -132,6 +132,13 @@ type outcome struct {
 	effect *int64
 	// effects (the final heal): fault -> effect, for faults it stopped.
 	effects map[string]any
+	// probe (closing ops of network faults): how much of effect faultline's
+	// own probe traffic made, sent through the faulted links because the
+	// system's own traffic had not crossed them during the hold (see
+	// probe.go); nil when no probe was sent.
+	probe *int64
+	// probes (the final heal): fault -> probe, for faults it stopped.
+	probes map[string]any
 }
 
 func (o outcome) op(err error) history.Op {
@@ -156,6 +163,12 @@ func (o outcome) op(err error) history.Op {
 	}
 	if o.effects != nil {
 		c.Extra["effect"] = o.effects
+	}
+	if o.probe != nil {
+		c.Extra["effect_probe"] = *o.probe
+	}
+	if len(o.probes) > 0 {
+		c.Extra["effect_probe"] = o.probes
 	}
 	if err != nil {
 		c.Error = err.Error()
@@ -295,7 +308,7 @@ func (w *Worker) controller(ctx context.Context, node string, r control.Remote) 
 // read-back (was it still in effect?) is recorded: Extra["held"] maps
 // each such fault to the answer.
 func (w *Worker) heal(ctx context.Context) (outcome, error) {
-	held, effects := map[string]any{}, map[string]any{}
+	held, effects, probes := map[string]any{}, map[string]any{}, map[string]any{}
 	stop := func(fault string, res outcome, err error) {
 		if err == nil {
 			held[fault] = res.landed
@@ -304,6 +317,9 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 			}
 			if res.effect != nil {
 				effects[fault] = *res.effect
+			}
+			if res.probe != nil {
+				probes[fault] = *res.probe
 			}
 		}
 	}
@@ -336,6 +352,6 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 	}
 	healed := err == nil
 	res := outcome{value: strs(w.nodes), evidence: ev, landed: healed, healed: &healed}
-	res.heldFaults, res.effects = held, effects
+	res.heldFaults, res.effects, res.probes = held, effects, probes
 	return res, err
 }
