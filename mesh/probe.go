@@ -27,12 +27,12 @@ const ProbeService = "faultline-probe"
 const probeWait = 2 * time.Second
 
 // ProbeCut opens one connection through each link from -> to (one per
-// service to has) and reports how many of them the partition held (counted
-// in ConnsBlocked of those links). A link whose directions are both open
+// service to has) and reports how many it opened and how many of them the
+// partition held (counted in ConnsBlocked of those links). A link whose directions are both open
 // is not dialled: the connection would reach the node's own service. Each
 // probe connection is closed before ProbeCut returns; nothing is written
 // on it.
-func (m *Mesh) ProbeCut(ctx context.Context, from, to string) (int64, error) {
+func (m *Mesh) ProbeCut(ctx context.Context, from, to string) (sent, held int64, err error) {
 	m.mu.Lock()
 	var links []*link
 	for _, svc := range slices.Sorted(maps.Keys(m.services[to])) {
@@ -47,7 +47,6 @@ func (m *Mesh) ProbeCut(ctx context.Context, from, to string) (int64, error) {
 		}
 	}
 	m.mu.Unlock()
-	var held int64
 	var errs []error
 	for _, l := range links {
 		before := l.c.blocked.Load()
@@ -57,12 +56,13 @@ func (m *Mesh) ProbeCut(ctx context.Context, from, to string) (int64, error) {
 			errs = append(errs, fmt.Errorf("mesh: probe %s: %w", l.id, err))
 			continue
 		}
+		sent++
 		if waitFor(ctx, func() bool { return l.c.blocked.Load() > before }) {
 			held++
 		}
 		c.Close()
 	}
-	return held, errors.Join(errs...)
+	return sent, held, errors.Join(errs...)
 }
 
 // ProbeShaped sends traffic through a link into node, shaped as every link

@@ -34,14 +34,14 @@ func TestProbeCut(t *testing.T) {
 	m, reached := countingNodes(t)
 	m.Partition(map[string][]string{"n1": {"n2"}}) // n1 drops what n2 sends
 	for _, dir := range [][2]string{{"n2", "n1"}, {"n1", "n2"}} {
-		held, err := m.ProbeCut(ctx, dir[0], dir[1])
-		if err != nil || held != 1 {
+		sent, held, err := m.ProbeCut(ctx, dir[0], dir[1])
+		if err != nil || sent != 1 || held != 1 {
 			t.Fatalf("probe %s->%s across the cut: held %d, %v; want 1", dir[0], dir[1], held, err)
 		}
 	}
 	m.Partition(nil)
-	held, err := m.ProbeCut(ctx, "n2", "n1")
-	if err != nil || held != 0 {
+	sent, held, err := m.ProbeCut(ctx, "n2", "n1")
+	if err != nil || sent != 0 || held != 0 {
 		t.Fatalf("probe of a healed link: held %d, %v; want 0 and no connection", held, err)
 	}
 	for n, c := range reached {

@@ -81,14 +81,18 @@ func (w *Worker) meshHealPartition(ctx context.Context, m *mesh.Mesh) (outcome, 
 		for _, node := range g.victims() {
 			for _, peer := range g[node] {
 				for _, dir := range [][2]string{{node, peer}, {peer, node}} {
-					n, err := m.ProbeCut(ctx, dir[0], dir[1])
+					n, _, err := m.ProbeCut(ctx, dir[0], dir[1])
 					sent += n
 					probeErr = errors.Join(probeErr, err)
 				}
 			}
 		}
-		probe = &sent
-		delta = statsDelta(w.meshBase, m.Stats())
+		// With no service between the cut nodes there is no link to probe
+		// (nor for the system to use): the window stays unproven as idle.
+		if sent > 0 || probeErr != nil {
+			probe = new(int64)
+			delta = statsDelta(w.meshBase, m.Stats())
+		}
 	}
 	ev := map[string]any{}
 	effect = 0

@@ -43,6 +43,7 @@ type Worker struct {
 
 	partition Grudge   // active partition, nil when none
 	loss      []string // nodes with active loss rules
+	lossProb  float64  // their drop probability
 	shaped    []string // nodes with a bandwidth limit or delay
 	// shapedKind is which of the two is set ("bandwidth", "delay").
 	shapedKind string
