@@ -145,10 +145,27 @@ func checkName(n string) error {
 	return nil
 }
 
-// ParseNodes parses the --nodes flag: nodes separated by commas or spaces.
-// Names must be unique.
+// ParseNodes parses the --nodes flag: nodes separated by commas (spaces
+// around them allowed) or, in a list without commas, by spaces. Names must
+// be unique. A comma-separated entry with a space inside ("n1,n 2,n3") is
+// refused: it is a typo far more often than two nodes, and splitting it
+// would silently test a cluster of another size.
 func ParseNodes(flag string) ([]Node, error) {
-	nodes, err := ParseNodeList(strings.FieldsFunc(flag, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }))
+	var entries []string
+	if strings.Contains(flag, ",") {
+		for _, e := range strings.Split(flag, ",") {
+			e = strings.TrimSpace(e)
+			if strings.ContainsAny(e, " \t\n") {
+				return nil, fmt.Errorf("--nodes: entry %q has a space inside; separate nodes with commas, or only with spaces, not both", e)
+			}
+			if e != "" {
+				entries = append(entries, e)
+			}
+		}
+	} else {
+		entries = strings.Fields(flag)
+	}
+	nodes, err := ParseNodeList(entries)
 	if err != nil {
 		return nil, fmt.Errorf("--nodes: %w", err)
 	}

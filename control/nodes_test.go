@@ -55,7 +55,7 @@ func TestParseNode(t *testing.T) {
 }
 
 func TestParseNodes(t *testing.T) {
-	got, err := ParseNodes("n1=10.0.0.1, n2=10.0.0.2:2222 10.0.0.3,,")
+	got, err := ParseNodes("n1=10.0.0.1, n2=10.0.0.2:2222 ,10.0.0.3,,")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,12 +63,17 @@ func TestParseNodes(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ParseNodes = %+v, want %+v", got, want)
 	}
+	if got, err := ParseNodes(" n1 n2\tn3 "); err != nil || len(got) != 3 {
+		t.Errorf("a list without commas splits on spaces: %+v, %v", got, err)
+	}
 	for in, msg := range map[string]string{
-		"":                  "no nodes",
-		" , ":               "no nodes",
-		"n1,n1":             "listed twice",
-		"n1=a,n1=b":         "listed twice",
-		"n1,bad host:99999": "bad port",
+		"":              "no nodes",
+		" , ":           "no nodes",
+		"n1,n1":         "listed twice",
+		"n1=a,n1=b":     "listed twice",
+		"n1,host:99999": "bad port",
+		"n1,n 2,n3":     `entry "n 2" has a space inside`,
+		"n1, n2 n3":     `entry "n2 n3" has a space inside`,
 	} {
 		if _, err := ParseNodes(in); err == nil || !strings.Contains(err.Error(), msg) || !strings.HasPrefix(err.Error(), "--nodes: ") {
 			t.Errorf("ParseNodes(%q) error = %v, want --nodes: ... %s", in, err, msg)

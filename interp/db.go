@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -173,12 +174,23 @@ func dbCycle(ctx context.Context, tries int, teardown, setup func(context.Contex
 		if step("teardown", teardown) == nil && step("setup", setup) == nil {
 			return i, nil
 		}
+		if last := failed[len(failed)-1].err; hopeless(last) {
+			note(fmt.Sprintf("db cycle %d/%d: not retried: another cycle meets the same node", i, tries))
+			return i, cycleError("db setup cannot succeed on a retry (the node's host key is wrong or unknown; fix known_hosts or the node, then run again): ", failed)
+		}
 		if ctx.Err() != nil {
 			note(fmt.Sprintf("db cycle %d/%d: stopped: %v", i, tries, context.Cause(ctx)))
 			return i, cycleError("db setup interrupted: ", failed)
 		}
 	}
 	return tries, cycleError(fmt.Sprintf("db setup failed %d times (each time: teardown on every node, then setup): ", tries), failed)
+}
+
+// hopeless says whether a failed cycle failed for a reason another cycle
+// cannot change: the node's SSH host key is not the one on file, or not on
+// file at all. Retrying would only dial the same node again.
+func hopeless(err error) bool {
+	return errors.Is(err, control.ErrHostKeyMismatch) || errors.Is(err, control.ErrHostKeyUnknown)
 }
 
 // cycleFailure is one failed db cycle and why.

@@ -12,6 +12,25 @@ import (
 	"github.com/faultline/faultline/control"
 )
 
+// A host key that is wrong or unknown fails the db cycle at once: another
+// cycle would dial the same node and meet the same key. The error keeps
+// the node, the key and the cause.
+func TestDBCycleHostKeyNotRetried(t *testing.T) {
+	for _, cause := range []error{control.ErrHostKeyMismatch, control.ErrHostKeyUnknown} {
+		keyErr := fmt.Errorf("n2: ssh: handshake failed: %w: n2 presented ssh-ed25519 SHA256:abc, but known_hosts has SHA256:def for it", cause)
+		calls := 0
+		teardown := func(context.Context) error { calls++; return keyErr }
+		setup := func(context.Context) error { calls++; return nil }
+		cycles, err := dbCycle(context.Background(), 3, teardown, setup, func(string) {})
+		if cycles != 1 || calls != 1 {
+			t.Errorf("%v: %d cycles, %d calls; want one teardown and no retry", cause, cycles, calls)
+		}
+		if !errors.Is(err, cause) || !strings.Contains(err.Error(), "cannot succeed on a retry") || !strings.Contains(err.Error(), "n2 presented ssh-ed25519 SHA256:abc") {
+			t.Errorf("%v: err %v", cause, err)
+		}
+	}
+}
+
 // dbCycle's decisions: teardown before every setup, no setup over a failed
 // teardown, a bounded number of cycles, an early stop on cancel, and an
 // error that names each cycle's failure.

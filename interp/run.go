@@ -94,6 +94,10 @@ type Result struct {
 	// (every node's, and the local ones), or why each was not: what the
 	// log audit reads.
 	LogFiles []logaudit.File
+	// Limit names the run-time limit that ended the load early (a Starlark
+	// step limit, the run's hard time limit); "" when none did. The
+	// history up to it was still checked, and Problems says it too.
+	Limit string `json:",omitempty"`
 }
 
 // Run executes s under the budget of opts.Tier and checks the history. The
@@ -278,6 +282,11 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	thread := newThread(runCtx, "generator", o.Print, nil, b.Steps, o.Pool)
 	stopWatch := watchCancel(runCtx, thread)
 	defer stopWatch()
+	// No step limit on the run as a whole unless the budget sets one: a
+	// long run at full rate takes billions of steps. Each callback has its
+	// own (stargen.CallSteps), which only an endless loop reaches.
+	env := stargen.NewEnv(thread)
+	env.SetRunSteps(b.Steps)
 
 	stats := &gen.Stats{}
 	live := startStatus(o.Status, stats, b.Duration, r.Virtual)
@@ -298,7 +307,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			live.note(op) // its nemesis ops tell the status the active fault
 			return sched.Record(op)
 		},
-		Env:     stargen.NewEnv(thread),
+		Env:     env,
 		Log:     o.Log,
 		Stats:   stats,
 		Nemesis: nemWorker,
@@ -318,6 +327,12 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		runErr = fmt.Errorf("schedule: %w", err)
 	}
 	r.Ops = journal.Ops()
+	if r.Limit = runLimit(runErr, runCtx, ctx); r.Limit != "" {
+		// The history is the product: a limit ends the load, and what was
+		// recorded until then is healed, checked and reported like any run.
+		r.Problems = append(r.Problems, fmt.Sprintf("the load ended early, after %d ops: %s", countClientOps(r.Ops), r.Limit))
+		runErr = nil
+	}
 	if runErr != nil {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, scriptError(runErr))
 	}
@@ -355,6 +370,40 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	return r, nil
+}
+
+// runLimit names the run-time limit that stopped the generator with err,
+// with what the user can change; "" when err is no limit (nil, or a
+// failure of the scenario itself).
+func runLimit(err error, runCtx, ctx context.Context) string {
+	var sl *stargen.StepLimitError
+	if errors.As(err, &sl) {
+		// Where: the generator's path down to the callback, without the
+		// limit's own words.
+		where := strings.TrimSuffix(err.Error(), ": "+sl.Error())
+		if sl.PerCall {
+			return fmt.Sprintf("one generator callback (%s) took more than %d Starlark steps, the bound on a single callback: an endless loop in the scenario's generator?", where, sl.Limit)
+		}
+		return fmt.Sprintf("the generator (%s) used up the budget's %d Starlark steps (budget(steps=...)); raise it, or leave it unset for no limit on the run", where, sl.Limit)
+	}
+	switch {
+	case err == nil:
+		return ""
+	case runCtx.Err() != nil && ctx.Err() == nil:
+		return fmt.Sprintf("the run's hard time limit (the budget's duration plus the nemesis's and the op timeouts) stopped the generator: %v", err)
+	}
+	return ""
+}
+
+// countClientOps counts the client completions in a history.
+func countClientOps(ops []history.Op) int {
+	n := 0
+	for _, op := range ops {
+		if !op.IsNemesis() && op.Type != history.Invoke {
+			n++
+		}
+	}
+	return n
 }
 
 // fileSHA256 is the hex digest of a file, "" when there is none to read.

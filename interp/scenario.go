@@ -29,7 +29,7 @@ var Tiers = []string{"smoke", "hardening", "release"}
 type Budget struct {
 	Duration time.Duration // wall-clock (or simulated) length of the workload
 	Ops      int64         // stop issuing client ops after this many (0 = no limit)
-	Steps    uint64        // Starlark step limit for generator callbacks (0 = default)
+	Steps    uint64        // Starlark steps all generator callbacks of a run may take (0 = no limit on the run; stargen.CallSteps bounds each callback)
 	Faults   int           // faults the tier requires to have landed
 	Seeds    int           // distinct seeds the tier requires
 	MinOps   int64         // client ops that must complete for the run to count
@@ -38,7 +38,9 @@ type Budget struct {
 // defaultBudget applies when a scenario declares no budgets at all.
 var defaultBudget = Budget{Duration: 10 * time.Second, Seeds: 1}
 
-// defaultSteps bounds Starlark work per run when a budget sets no step limit.
+// defaultSteps bounds the Starlark work of loading a script (an endless loop
+// at load time is an input error); at run time generator callbacks are
+// bounded by stargen.CallSteps each instead.
 const defaultSteps = 50_000_000
 
 // Scenario is one scenario(...) declaration, ready to run.

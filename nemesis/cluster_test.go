@@ -159,6 +159,7 @@ func TestCluster(t *testing.T) {
 	t.Run("heal-all", func(t *testing.T) { testHealAll(t, pool) })
 	t.Run("processes", func(t *testing.T) { testProcesses(t, pool) })
 	t.Run("shape-and-disk", func(t *testing.T) { testShapeAndDisk(t, pool) })
+	t.Run("idle-faults-probed", func(t *testing.T) { testIdleProbed(t, pool) })
 	t.Run("missing-capabilities", func(t *testing.T) { testMissingCapabilities(t, pool) })
 	noFaultlineLeft(t, pool)
 }
@@ -353,6 +354,47 @@ func testProcesses(t *testing.T, pool *control.Pool) {
 
 // Bandwidth limits and fill files land, are read back, and are healed by
 // their stop ops or, when abandoned, by HealAll.
+// A network fault held while no traffic of the system crosses it is proven
+// by faultline's probe, sent from the victims to the cluster's nodes and
+// counted by faultline's own rules and qdisc: the evidence never rests on
+// what the workload happened to send during the hold.
+func testIdleProbed(t *testing.T, pool *control.Pool) {
+	ctx := context.Background()
+	for _, f := range []struct {
+		start, stop string
+		v           any
+	}{
+		{"start-partition", "stop-partition", map[string]any{"n1": []any{"n2"}}}, // one-way: only n1 drops
+		{"start-partition", "stop-partition", "majority"},
+		{"start-loss", "stop-loss", map[string]any{"nodes": []any{"n3"}, "probability": 0.05}},
+		{"start-bandwidth", "stop-bandwidth", map[string]any{"nodes": []any{"n2"}, "rate": "1mbit"}},
+	} {
+		t.Run(f.start+" "+fmt.Sprint(f.v), func(t *testing.T) {
+			w, err := New(Options{Pool: pool, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := w.Invoke(ctx, opF(f.start, f.v))
+			if start.Type != "ok" || start.Extra["landed"] != true {
+				t.Fatalf("start: %+v", start)
+			}
+			stop := w.Invoke(ctx, opF(f.stop, nil))
+			if stop.Type != "ok" || stop.Extra["healed"] != true {
+				t.Fatalf("stop: %+v", stop)
+			}
+			effect, _ := stop.Extra["effect"].(int64)
+			probe, ok := stop.Extra["effect_probe"].(int64)
+			if !ok || probe < 1 || effect < probe {
+				t.Fatalf("an idle %s: effect %d, of it by faultline's probe %v; want the probe to prove it: %+v", f.start, effect, stop.Extra["effect_probe"], stop.Extra)
+			}
+		})
+	}
+	if _, err := HealAll(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	noFaultlineLeft(t, pool)
+}
+
 func testShapeAndDisk(t *testing.T, pool *control.Pool) {
 	ctx := context.Background()
 	w, err := New(Options{Pool: pool})

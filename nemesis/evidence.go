@@ -91,8 +91,14 @@ type Window struct {
 	// inject, it is judged by its landing alone, and there is nothing to
 	// hold or heal.
 	OneShot string `json:"one_shot,omitempty"`
-	Proven  bool   `json:"proven"`
-	Reason  string `json:"reason"` // why Proven is what it is, in words for the report
+	// Probe is the part of Effect that faultline's own probe traffic made:
+	// the closing op sent it through the faulted links because the
+	// system's own traffic had not crossed them during the hold. nil when
+	// no probe was sent (the system's traffic proved the fault, or the
+	// history predates probes).
+	Probe  *int64 `json:"probe,omitempty"`
+	Proven bool   `json:"proven"`
+	Reason string `json:"reason"` // why Proven is what it is, in words for the report
 	// Client completions in the window, by type. ClientFail leaves out
 	// definite failures that are ordinary business outcomes (a cas whose
 	// expected value did not match, insufficient funds), counted in
@@ -137,11 +143,17 @@ func (w *Window) judge() {
 		w.Reason = "its effect was never read back: no stop or heal read the victims (" + span + ")"
 	case w.Effect == nil:
 		w.Reason = "the stop read back no effect counters (" + span + ")"
+	case *w.Effect == 0 && w.Probe != nil:
+		w.Reason = fmt.Sprintf("0 %s, %s: neither the system's traffic nor faultline's probe through the faulted links met the fault", what, span)
 	case *w.Effect == 0:
 		w.Reason = fmt.Sprintf("0 %s, %s: no traffic crossed the fault", what, span)
+	case w.Probe != nil && *w.Probe > 0:
+		w.Proven = true
+		w.Reason = fmt.Sprintf("%d %s, %s (the system's own traffic: %d; faultline's probe through the faulted links: %d); still in place at the heal",
+			*w.Effect, what, span, max(*w.Effect-*w.Probe, 0), *w.Probe)
 	default:
 		w.Proven = true
-		w.Reason = fmt.Sprintf("%d %s, %s; still in place at the heal", *w.Effect, what, span)
+		w.Reason = fmt.Sprintf("%d %s, %s, by the system's own traffic; still in place at the heal", *w.Effect, what, span)
 	}
 	if w.Proven && w.OneShot != "" {
 		w.Reason += "; a one-shot fault: nothing to hold or heal (" + w.OneShot + ")"
@@ -238,6 +250,9 @@ func FaultWindows(ops []history.Op) []Window {
 				out[i].Effect = &n
 			} else if n, ok := nodeDrops(op); ok {
 				out[i].Effect = &n
+			}
+			if n, ok := count(perFault(op.Extra["effect_probe"], out[i].Fault)); ok {
+				out[i].Probe = &n
 			}
 		}
 		delete(closing, op.F)

@@ -107,9 +107,10 @@ func runWindow(t *testing.T, w *Worker, start, stop string, v any, traffic func(
 	return ws[0]
 }
 
-// A mesh fault lands by its effect: a partition whose cut links carry no
-// traffic, or a delay nothing crossed, reads back as configured at inject
-// and still at heal, yet is not proven; with traffic on the cut it is.
+// A mesh fault lands by its effect: with the system's traffic on the cut
+// or shaped links, that traffic proves it; when the system sent nothing
+// across them during the hold, faultline's own probe through those links
+// does, and the reason says which traffic it was.
 func TestMeshLandsByEffect(t *testing.T) {
 	cut := map[string]any{"n1": []any{"n2"}} // n1 drops what n2 sends
 	tests := []struct {
@@ -122,12 +123,16 @@ func TestMeshLandsByEffect(t *testing.T) {
 	}{
 		{"partition, idle cut links", "start-partition", "stop-partition", cut,
 			func(t *testing.T, m *mesh.Mesh) { send(t, m, "n3", "n1") }, // traffic, but not on the cut
-			false, "0 packets, bytes or connections dropped on the cut links"},
+			true, "(the system's own traffic: 0; faultline's probe through the faulted links: 2)"},
 		{"partition, traffic on the cut", "start-partition", "stop-partition", cut,
 			func(t *testing.T, m *mesh.Mesh) { send(t, m, "n2", "n1") },
-			true, "dropped on the cut links, held 2s; still in place at the heal"},
+			true, "dropped on the cut links, held 2s, by the system's own traffic; still in place at the heal"},
 		{"delay, no traffic", "start-delay", "stop-delay", map[string]any{"nodes": []any{"n1"}, "delay": "5ms"},
-			func(*testing.T, *mesh.Mesh) {}, false, "0 packets delayed"},
+			func(*testing.T, *mesh.Mesh) {}, true, "(the system's own traffic: 0; faultline's probe through the faulted links: 1)"},
+		{"bandwidth, no traffic", "start-bandwidth", "stop-bandwidth", map[string]any{"nodes": []any{"n1"}, "rate": "1mbit"},
+			func(*testing.T, *mesh.Mesh) {}, true, "packets or time throttled, held 2s (the system's own traffic: 0; faultline's probe through the faulted links: "},
+		{"loss, no traffic", "start-loss", "stop-loss", map[string]any{"nodes": []any{"n1"}, "probability": 0.05},
+			func(*testing.T, *mesh.Mesh) {}, true, "(the system's own traffic: 0; faultline's probe through the faulted links: 1)"},
 		{"delay, traffic into the victim", "start-delay", "stop-delay", map[string]any{"nodes": []any{"n1"}, "delay": "5ms"},
 			func(t *testing.T, m *mesh.Mesh) { send(t, m, "n2", "n1") }, true, "packets delayed"},
 	}

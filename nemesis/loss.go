@@ -51,7 +51,7 @@ func (w *Worker) startLoss(ctx context.Context, v any) (outcome, error) {
 	if err != nil {
 		return outcome{value: v}, err
 	}
-	w.loss = targets
+	w.loss, w.lossProb = targets, prob
 	p := strconv.FormatFloat(prob, 'f', -1, 64)
 	landed := newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
@@ -84,7 +84,16 @@ func (w *Worker) stopLoss(ctx context.Context) (outcome, error) {
 	if targets == nil {
 		return outcome{value: map[string]any{}}, fmt.Errorf("stop-loss: no loss is active")
 	}
+	// Each target pings the other nodes: the replies into it meet the
+	// random DROP, enough of them that one is dropped but for odds below
+	// one in a million.
+	var sys int64
+	var sent map[string]any
+	if to, err := w.otherAddrs(ctx, targets); err == nil {
+		sys, sent = w.probeChain(ctx, LossChain, targets, to, probeCount(w.lossProb))
+	}
 	res, err := w.flushChain(ctx, LossChain, targets, func(string) ([]string, error) { return nil, nil }, nil)
+	attachProbe(&res, sys, sent)
 	w.loss = nil
 	res.value = map[string]any{"nodes": strs(targets)}
 	return res, err

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -46,30 +47,77 @@ func (w *Worker) meshPartition(ctx context.Context, m *mesh.Mesh, v any) (outcom
 
 // meshHealPartition reads back that the partition was still in effect,
 // what it dropped per victim, then heals it and reads the table back empty.
-func (w *Worker) meshHealPartition(m *mesh.Mesh) (outcome, error) {
+// When the system's own traffic met none of the cut links during the hold,
+// faultline probes them itself before the heal (Mesh.ProbeCut: one
+// connection per cut link, each counted as held by the partition), so the
+// window's effect does not depend on what the workload happened to send.
+func (w *Worker) meshHealPartition(ctx context.Context, m *mesh.Mesh) (outcome, error) {
 	g := w.partition
 	if g == nil {
 		return outcome{value: map[string]any{}}, fmt.Errorf("stop-partition: no partition is active")
 	}
 	held := sameGrudge(m.Blocked(), g)
-	delta := statsDelta(w.meshBase, m.Stats())
-	ev := map[string]any{}
-	var effect int64 // bytes dropped and connections refused on the cut links
-	for _, node := range g.victims() {
-		var bytes, conns int64
+	count := func(delta map[mesh.Link]mesh.Counters, node string) (bytes, conns int64) {
 		for _, peer := range g[node] {
 			in := delta[mesh.Link{From: peer, To: node}]
 			out := delta[mesh.Link{From: node, To: peer}]
 			bytes += in.BytesDropped + out.BytesReturnDropped
 			conns += in.ConnsBlocked + out.ConnsBlocked
 		}
-		ev[node] = map[string]any{"backend": "mesh", "drops": bytes + conns, "dropped_bytes": bytes, "blocked_conns": conns}
+		return bytes, conns
+	}
+	delta := statsDelta(w.meshBase, m.Stats())
+	var effect int64 // bytes dropped and connections refused on the cut links
+	for _, node := range g.victims() {
+		b, c := count(delta, node)
+		effect += b + c
+	}
+	var probe *int64
+	var probeErr error
+	if effect == 0 && held {
+		// Both directions of every cut pair: a one-way cut holds the
+		// connection whichever side dials.
+		var sent int64
+		for _, node := range g.victims() {
+			for _, peer := range g[node] {
+				for _, dir := range [][2]string{{node, peer}, {peer, node}} {
+					n, _, err := m.ProbeCut(ctx, dir[0], dir[1])
+					sent += n
+					probeErr = errors.Join(probeErr, err)
+				}
+			}
+		}
+		// With no service between the cut nodes there is no link to probe
+		// (nor for the system to use): the window stays unproven as idle.
+		if sent > 0 || probeErr != nil {
+			probe = new(int64)
+			delta = statsDelta(w.meshBase, m.Stats())
+		}
+	}
+	ev := map[string]any{}
+	effect = 0
+	for _, node := range g.victims() {
+		bytes, conns := count(delta, node)
+		e := map[string]any{"backend": "mesh", "drops": bytes + conns, "dropped_bytes": bytes, "blocked_conns": conns}
+		if probe != nil {
+			e["probed"] = true
+		}
+		ev[node] = e
 		effect += bytes + conns
+	}
+	if probe != nil {
+		// What the probe met: everything counted beyond the first read.
+		*probe = effect
+		if probeErr != nil {
+			for _, node := range g.victims() {
+				ev[node].(map[string]any)["probe_error"] = probeErr.Error()
+			}
+		}
 	}
 	m.Partition(nil)
 	healed := len(m.Blocked()) == 0
 	w.partition = nil
-	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed, effect: &effect}, nil
+	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed, effect: &effect, probe: probe}, nil
 }
 
 // shapeStep is the mesh step that starts link shaping of kind ("loss",
@@ -82,8 +130,8 @@ func shapeStep(kind string) func(*Worker, context.Context, *mesh.Mesh, any) (out
 
 // unshapeStep is the mesh step that stops link shaping of kind.
 func unshapeStep(kind string) func(*Worker, context.Context, *mesh.Mesh, any) (outcome, error) {
-	return func(w *Worker, _ context.Context, m *mesh.Mesh, _ any) (outcome, error) {
-		return w.meshUnshape(m, kind)
+	return func(w *Worker, ctx context.Context, m *mesh.Mesh, _ any) (outcome, error) {
+		return w.meshUnshape(ctx, m, kind)
 	}
 }
 
@@ -160,36 +208,67 @@ func (w *Worker) meshShape(ctx context.Context, m *mesh.Mesh, kind string, v any
 // meshUnshape removes one kind of shaping and reports what it did to the
 // traffic into each target while it was set: connections reset (loss),
 // chunks held back (delay), time spent waiting for tokens (bandwidth).
-func (w *Worker) meshUnshape(m *mesh.Mesh, kind string) (outcome, error) {
+// When the system's own traffic met the shaping on no target during the
+// hold, faultline first sends a probe through each target's shaped links
+// (Mesh.ProbeShaped) and counts what the shaping did to it.
+func (w *Worker) meshUnshape(ctx context.Context, m *mesh.Mesh, kind string) (outcome, error) {
 	targets, on := w.shapedBy[kind]
 	if !on {
 		return outcome{value: map[string]any{}}, fmt.Errorf("stop-%s: not active", kind)
 	}
-	delta := statsDelta(w.meshBase, m.Stats())
-	ev := map[string]any{}
-	landed := true
-	// Held: the shaping was still set on every target when its hold ended.
-	held, before := true, m.Shapes()
-	var effect int64
-	for _, n := range targets {
-		held = held && before[n] == w.shaping[n]
-		var acted int64
+	acted := func(delta map[mesh.Link]mesh.Counters, n string) int64 {
+		var a int64
 		for id, c := range delta {
 			if id.To != n {
 				continue
 			}
 			switch kind {
 			case "loss":
-				acted += c.ConnsLost
+				a += c.ConnsLost
 			case "delay":
-				acted += c.Delayed
+				a += c.Delayed
 			case "bandwidth":
-				acted += c.ThrottledNanos
+				a += c.ThrottledNanos
 			}
 		}
-		ev[n] = map[string]any{"backend": "mesh", "acted": acted}
-		landed = landed && acted > 0
-		effect += acted
+		return a
+	}
+	// Held: the shaping was still set on every target when its hold ended.
+	held, before := true, m.Shapes()
+	for _, n := range targets {
+		held = held && before[n] == w.shaping[n]
+	}
+	delta := statsDelta(w.meshBase, m.Stats())
+	var effect int64
+	for _, n := range targets {
+		effect += acted(delta, n)
+	}
+	var probe *int64
+	probeErr := map[string]string{}
+	if effect == 0 && held {
+		for _, n := range targets {
+			if _, err := m.ProbeShaped(ctx, n); err != nil {
+				probeErr[n] = err.Error()
+			}
+		}
+		delta = statsDelta(w.meshBase, m.Stats())
+		probe = new(int64)
+	}
+	ev := map[string]any{}
+	landed := true
+	effect = 0
+	for _, n := range targets {
+		a := acted(delta, n)
+		e := map[string]any{"backend": "mesh", "acted": a}
+		if probe != nil {
+			e["probed"] = true
+			if msg, ok := probeErr[n]; ok {
+				e["probe_error"] = msg
+			}
+		}
+		ev[n] = e
+		landed = landed && a > 0
+		effect += a
 		s := w.shaping[n]
 		switch kind {
 		case "loss":
@@ -202,13 +281,16 @@ func (w *Worker) meshUnshape(m *mesh.Mesh, kind string) (outcome, error) {
 		w.shaping[n] = s
 		m.Shape([]string{n}, s)
 	}
+	if probe != nil {
+		*probe = effect // all of it came after the first read found none
+	}
 	delete(w.shapedBy, kind)
 	back := m.Shapes()
 	healed := true
 	for _, n := range targets {
 		healed = healed && back[n] == w.shaping[n]
 	}
-	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed, healed: &healed, held: &held, effect: &effect}, nil
+	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed, healed: &healed, held: &held, effect: &effect, probe: probe}, nil
 }
 
 // sameGrudge says whether the mesh's table is exactly the grudge.

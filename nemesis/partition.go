@@ -25,8 +25,8 @@ func init() {
 		inject: onMesh((*Worker).meshPartition, func(w *Worker, ctx context.Context, v any) (outcome, error) {
 			return w.startPartition(ctx, v)
 		}),
-		end: onMesh(func(w *Worker, _ context.Context, m *mesh.Mesh, _ any) (outcome, error) {
-			return w.meshHealPartition(m)
+		end: onMesh(func(w *Worker, ctx context.Context, m *mesh.Mesh, _ any) (outcome, error) {
+			return w.meshHealPartition(ctx, m)
 		}, func(w *Worker, ctx context.Context, _ any) (outcome, error) {
 			return w.stopPartition(ctx)
 		}),
@@ -132,9 +132,17 @@ func (w *Worker) stopPartition(ctx context.Context) (outcome, error) {
 	if g == nil {
 		return outcome{value: map[string]any{}, landed: false}, fmt.Errorf("stop-partition: no partition is active")
 	}
+	// Each victim probes the peers it cuts: their replies, or the requests
+	// where the peer cuts the victim too, meet faultline's DROP rules.
+	to := map[string][]string{}
+	for _, node := range g.victims() {
+		to[node], _ = w.addrsOf(ctx, g[node]) // an unresolvable peer fails the flush below, naming it
+	}
+	sys, sent := w.probeChain(ctx, PartitionChain, g.victims(), to, probeCount(0))
 	res, err := w.flushChain(ctx, PartitionChain, g.victims(), func(node string) ([]string, error) {
 		return w.addrsOf(ctx, g[node])
 	}, g)
+	attachProbe(&res, sys, sent)
 	w.partition = nil
 	res.value = g.Value()
 	return res, err

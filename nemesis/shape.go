@@ -56,6 +56,14 @@ for d in $(ls /sys/class/net); do ours "$d" && left=$((left + 1)); done
 echo "left $left"
 `
 
+// qdiscReadScript prints each faultline qdisc (root handle QdiscHandle)
+// with its statistics, as unshapeScript does, without removing it.
+const qdiscReadScript = `ours() { [ "$(tc qdisc show dev "$1" root 2>/dev/null | awk '{print $3; exit}')" = ` + QdiscHandle + ` ]; }
+for d in $(ls /sys/class/net); do
+  if ours "$d"; then echo "$d" $(tc -s qdisc show dev "$d" root); fi
+done
+`
+
 // DefaultQdiscHandle is the handle of a root qdisc the kernel attached by
 // itself (noqueue, pfifo_fast, fq_codel, mq ...): deleting faultline's
 // qdisc brings such a default back, so replacing it loses nothing.
@@ -262,6 +270,7 @@ func (w *Worker) stopQdisc(ctx context.Context, kind string) (outcome, error) {
 		w.shaped, w.shapedKind = nil, ""
 		return res, err
 	}
+	sys, probed := w.probeQdisc(ctx, kind, targets)
 	landed, healed, effect := newVerdict(), newVerdict(), &counter{}
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		out, err := runScript(ctx, r, "bandwidth: remove tbf", unshapeScript)
@@ -270,23 +279,8 @@ func (w *Worker) stopQdisc(ctx context.Context, kind string) (outcome, error) {
 			healed.fail()
 		}
 		e := map[string]any{}
-		var sent, pkts, overlimits int64
-		found := 0
-		for _, l := range lines {
-			if m := qdiscStats.FindStringSubmatch(l); m != nil {
-				found++
-				b, _ := strconv.ParseInt(m[1], 10, 64)
-				p, _ := strconv.ParseInt(m[2], 10, 64)
-				o, _ := strconv.ParseInt(m[4], 10, 64)
-				sent += b
-				pkts += p
-				overlimits += o
-			}
-		}
-		acted := overlimits
-		if kind == "delay" || kind == "netem" {
-			acted = pkts
-		}
+		sent, pkts, overlimits, found := qdiscCounts(lines)
+		acted := qdiscActed(kind, pkts, overlimits)
 		effect.add(acted)
 		if found == 0 {
 			landed.fail() // the qdisc was gone before the heal
@@ -297,8 +291,71 @@ func (w *Worker) stopQdisc(ctx context.Context, kind string) (outcome, error) {
 	w.shaped, w.shapedKind = nil, ""
 	h := healed.ok() && err == nil
 	n := effect.total()
-	return outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed.ok(), healed: &h, effect: &n}, err
+	res := outcome{value: map[string]any{"nodes": strs(targets)}, evidence: ev, landed: landed.ok(), healed: &h, effect: &n}
+	attachProbe(&res, sys, probed)
+	return res, err
 }
+
+// qdiscCounts sums the statistics of the qdiscs unshapeScript or
+// qdiscReadScript printed: bytes and packets sent, overlimits, and how
+// many qdiscs there were.
+func qdiscCounts(lines []string) (sent, pkts, overlimits int64, found int) {
+	for _, l := range lines {
+		if m := qdiscStats.FindStringSubmatch(l); m != nil {
+			found++
+			b, _ := strconv.ParseInt(m[1], 10, 64)
+			p, _ := strconv.ParseInt(m[2], 10, 64)
+			o, _ := strconv.ParseInt(m[4], 10, 64)
+			sent += b
+			pkts += p
+			overlimits += o
+		}
+	}
+	return sent, pkts, overlimits, found
+}
+
+// qdiscActed is the counter that is a qdisc fault's effect: a tbf's
+// overlimits (packets it held back for the rate), a netem's packets sent
+// (each went through it).
+func qdiscActed(kind string, pkts, overlimits int64) int64 {
+	if kind == "delay" || kind == "netem" {
+		return pkts
+	}
+	return overlimits
+}
+
+// probeQdisc reads what faultline's qdiscs on targets did so far and, when
+// they acted on none of the system's packets, sends the probe out through
+// them to the other nodes: a burst of datagrams beyond a tbf's bucket, or
+// echo requests through a netem. It returns the system's own count and
+// what each node sent (nil when no probe was needed).
+func (w *Worker) probeQdisc(ctx context.Context, kind string, targets []string) (int64, map[string]any) {
+	sys := &counter{}
+	_, _ = w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
+		out, err := runScript(ctx, r, kind+": read the qdisc", qdiscReadScript)
+		if err != nil {
+			return nil, err
+		}
+		_, pkts, overlimits, _ := qdiscCounts(nonEmpty(out))
+		sys.add(qdiscActed(kind, pkts, overlimits))
+		return nil, nil
+	})
+	if sys.total() > 0 {
+		return sys.total(), nil
+	}
+	to, err := w.otherAddrs(ctx, targets)
+	if err != nil {
+		return 0, nil
+	}
+	if kind == "bandwidth" {
+		return 0, w.sendProbe(ctx, probeBulk, probeBulkBytes, to)
+	}
+	return 0, w.sendProbe(ctx, probeReach, probeCount(0), to)
+}
+
+// probeBulkBytes is what a bandwidth probe sends each address: eight times
+// the 32kbit bucket faultline's tbf gets, so some must wait or drop.
+const probeBulkBytes = 32 << 10
 
 // targets resolves a node spec, asking for primaries only when needed.
 func (w *Worker) targets(ctx context.Context, what string, spec any) ([]string, error) {

@@ -43,6 +43,7 @@ type Worker struct {
 
 	partition Grudge   // active partition, nil when none
 	loss      []string // nodes with active loss rules
+	lossProb  float64  // their drop probability
 	shaped    []string // nodes with a bandwidth limit or delay
 	// shapedKind is which of the two is set ("bandwidth", "delay").
 	shapedKind string
@@ -137,6 +138,13 @@ type outcome struct {
 	// effect), recorded as Extra["note"] so the window's reason, judged
 	// from the history alone, can say it.
 	note string
+	// probe (closing ops of network faults): how much of effect faultline's
+	// own probe traffic made, sent through the faulted links because the
+	// system's own traffic had not crossed them during the hold (see
+	// probe.go); nil when no probe was sent.
+	probe *int64
+	// probes (the final heal): fault -> probe, for faults it stopped.
+	probes map[string]any
 }
 
 func (o outcome) op(err error) history.Op {
@@ -164,6 +172,12 @@ func (o outcome) op(err error) history.Op {
 	}
 	if o.note != "" {
 		c.Extra["note"] = o.note
+	}
+	if o.probe != nil {
+		c.Extra["effect_probe"] = *o.probe
+	}
+	if len(o.probes) > 0 {
+		c.Extra["effect_probe"] = o.probes
 	}
 	if err != nil {
 		c.Error = err.Error()
@@ -303,7 +317,7 @@ func (w *Worker) controller(ctx context.Context, node string, r control.Remote) 
 // read-back (was it still in effect?) is recorded: Extra["held"] maps
 // each such fault to the answer.
 func (w *Worker) heal(ctx context.Context) (outcome, error) {
-	held, effects := map[string]any{}, map[string]any{}
+	held, effects, probes := map[string]any{}, map[string]any{}, map[string]any{}
 	stop := func(fault string, res outcome, err error) {
 		if err == nil {
 			held[fault] = res.landed
@@ -312,6 +326,9 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 			}
 			if res.effect != nil {
 				effects[fault] = *res.effect
+			}
+			if res.probe != nil {
+				probes[fault] = *res.probe
 			}
 		}
 	}
@@ -344,6 +361,6 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 	}
 	healed := err == nil
 	res := outcome{value: strs(w.nodes), evidence: ev, landed: healed, healed: &healed}
-	res.heldFaults, res.effects = held, effects
+	res.heldFaults, res.effects, res.probes = held, effects, probes
 	return res, err
 }

@@ -65,6 +65,17 @@ func TestAskWriteError(t *testing.T) {
 	}
 }
 
+// maxFuzzAnswer caps FuzzAsk's inputs. Three requirements asked at most
+// three times each need a few short lines; a longer input adds nothing Ask
+// treats differently (a line past bufio.MaxScanTokenSize fails at once:
+// TestAskLineTooLong). Uncapped, the fuzzer stalled: every input with new
+// coverage is minimized before fuzzing goes on, by removing bytes one at a
+// time and re-running, which for an input of n bytes that will not shrink
+// (a 667-byte one did) costs on the order of n² runs, seconds to minutes
+// with no executions counted, until the coordinator gives up ("context
+// deadline exceeded"). At 128 bytes a minimization takes milliseconds.
+const maxFuzzAnswer = 128
+
 // FuzzAsk feeds arbitrary operator input: Ask must not panic, and every
 // requirement ends up answered or skipped exactly once.
 func FuzzAsk(f *testing.F) {
@@ -73,6 +84,9 @@ func FuzzAsk(f *testing.F) {
 	f.Add(strings.Repeat("?\n", 10))
 	reqs := []Requirement{{Name: "a"}, {Name: "b"}, {Name: "c"}}
 	f.Fuzz(func(t *testing.T, input string) {
+		if len(input) > maxFuzzAnswer {
+			t.Skip("longer answers take the same paths (TestAskLineTooLong)")
+		}
 		o, err := Ask(strings.NewReader(input), &strings.Builder{}, reqs)
 		if err != nil {
 			return
@@ -81,6 +95,16 @@ func FuzzAsk(f *testing.F) {
 			t.Fatalf("answers %+v do not cover %d requirements", o, len(reqs))
 		}
 	})
+}
+
+// An answer line longer than the scanner takes is an error naming the
+// requirement, not a hang or a default.
+func TestAskLineTooLong(t *testing.T) {
+	in := strings.Repeat("y", 70<<10) + "\n"
+	_, err := Ask(strings.NewReader(in), io.Discard, []Requirement{{Name: "iptables"}})
+	if err == nil || !strings.Contains(err.Error(), "read answer for iptables") {
+		t.Fatalf("err = %v, want a read error naming iptables", err)
+	}
 }
 
 // countingReader counts the reads made of it.

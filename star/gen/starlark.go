@@ -222,33 +222,99 @@ func opToDict(op history.Op) (*starlark.Dict, error) {
 // filter and on_threads callbacks) on the run's loop-owned thread: pass
 // NewEnv(thread) as gen.Config.Env. The generator loop is single-threaded,
 // so one thread serves every callback of the run.
-type Env struct{ thread *starlark.Thread }
+//
+// Steps: a run's callbacks together may take as many Starlark steps as the
+// run lasts (an hour at the engine's full rate is billions), so by default
+// no limit applies to the run as a whole; each callback gets its own budget
+// of CallSteps, which only a callback that never returns (an infinite loop)
+// exhausts. SetRunSteps adds a limit on the run's total, as a scenario's
+// budget(steps=...) asks. Either limit ends the generator with a
+// *StepLimitError.
+type Env struct {
+	thread    *starlark.Thread
+	runSteps  uint64 // total steps the run's callbacks may take; 0: no limit
+	callSteps uint64 // steps one callback may take; 0: CallSteps
+}
+
+// CallSteps bounds the Starlark steps of one callback (a generator
+// function, map, filter, on_threads): far beyond any honest callback
+// (which issues one op or a few), reached in seconds by an endless loop.
+const CallSteps = 50_000_000
 
 // NewEnv returns the Env that calls Starlark functions on thread.
 func NewEnv(thread *starlark.Thread) *Env { return &Env{thread: thread} }
+
+// SetRunSteps limits the steps all the run's callbacks take together
+// (0: no limit).
+func (e *Env) SetRunSteps(n uint64) { e.runSteps = n }
+
+// StepLimitError is a callback stopped by a Starlark step limit: the run's
+// total (budget(steps=...)) or one callback's CallSteps.
+type StepLimitError struct {
+	Limit   uint64 // the limit hit
+	PerCall bool   // CallSteps for one callback, not the run's total
+	Err     error  // the Starlark error, with its backtrace
+}
+
+func (e *StepLimitError) Error() string {
+	if e.PerCall {
+		return fmt.Sprintf("one callback took more than %d Starlark steps (an endless loop?): %v", e.Limit, e.Err)
+	}
+	return fmt.Sprintf("the run's callbacks took their budget of %d Starlark steps (budget(steps=...)): %v", e.Limit, e.Err)
+}
+
+func (e *StepLimitError) Unwrap() error { return e.Err }
+
+// limitCall sets th's step limit for one more callback and returns a func
+// that turns an error the call returns into a *StepLimitError when a limit
+// stopped it.
+func (e *Env) limitCall(th *starlark.Thread) func(error) error {
+	per := e.callSteps
+	if per == 0 {
+		per = CallSteps
+	}
+	start := th.ExecutionSteps()
+	max, perCall := start+per, true
+	if e.runSteps > 0 && e.runSteps <= max {
+		max, perCall = e.runSteps, false
+	}
+	th.SetMaxExecutionSteps(max)
+	return func(err error) error {
+		if err == nil || th.ExecutionSteps() < max {
+			return err
+		}
+		limit := max
+		if perCall {
+			limit = per
+		}
+		return &StepLimitError{Limit: limit, PerCall: perCall, Err: err}
+	}
+}
 
 // Start implements gen.Env: the thread's rand module draws from the
 // generators' seeded stream, so a scenario's randomness replays with its seed.
 func (e *Env) Start(r *rand.Rand) { star.SetRand(e.thread, r) }
 
-// starThread returns the run's Starlark thread, or an error naming what
-// needed it.
-func starThread(ctx *gen.Context, what string) (*starlark.Thread, error) {
+// starEnv returns the run's Env, or an error naming what needed it.
+func starEnv(ctx *gen.Context, what string) (*Env, error) {
 	e, ok := ctx.Env.(*Env)
 	if !ok || e == nil || e.thread == nil {
 		return nil, fmt.Errorf("%s: calling a Starlark function needs a Starlark thread (Config.Env = NewEnv(thread))", what)
 	}
-	return e.thread, nil
+	return e, nil
 }
 
-// call calls fn on the run's thread, naming the generator in any error.
+// call calls fn on the run's thread, within the step limits, naming the
+// generator in any error.
 func call(ctx *gen.Context, what string, fn starlark.Callable, args ...starlark.Value) (starlark.Value, error) {
-	th, err := starThread(ctx, what)
+	e, err := starEnv(ctx, what)
 	if err != nil {
 		return nil, err
 	}
+	th := e.thread
+	limited := e.limitCall(th)
 	v, err := starlark.Call(th, fn, args, nil)
-	if err != nil {
+	if err = limited(err); err != nil {
 		return nil, fmt.Errorf("%s: %s: %w", what, fn.Name(), err)
 	}
 	return v, nil
