@@ -14,8 +14,14 @@ import (
 // exist, and warnings for weaker defects. Run it on Parse's result and report
 // both lists; HasErrors on either means the run must not start. A nil plan
 // lints as an empty one.
-func Lint(p *Plan) []Diagnostic {
+func Lint(p *Plan) []Diagnostic { return lint(p, nil) }
+
+// lint is Lint with the plan's source, when there is one, so that the
+// ```starlark blocks of a scenario are found as the compiler finds them
+// (without it, only blocks inside a field are seen).
+func lint(p *Plan, src []byte) []Diagnostic {
 	l := &linter{p: withoutNils(p)}
+	l.blocks = &compiler{p: l.p, o: CompileOptions{Source: src}, blocks: starlarkBlocks(src)}
 	l.header()
 	l.sections()
 	l.claims()
@@ -52,6 +58,8 @@ func withoutNils(p *Plan) *Plan {
 type linter struct {
 	p     *Plan
 	diags []Diagnostic
+	// blocks finds each unit's ```starlark overrides, as the compiler does.
+	blocks *compiler
 }
 
 func (l *linter) report(rule string, pos Pos, unit, field, msg, fix string) {

@@ -14,7 +14,7 @@ func Load(path string) (*Plan, []Diagnostic, error) {
 		return nil, nil, fmt.Errorf("plans: read plan: %w", err)
 	}
 	p, ds := Parse(path, src)
-	ds = append(ds, Lint(p)...)
+	ds = append(ds, lint(p, src)...)
 	sortDiagnostics(ds)
 	return p, ds, nil
 }
