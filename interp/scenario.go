@@ -31,7 +31,7 @@ type Budget struct {
 	Steps    uint64        // Starlark step limit for generator callbacks (0 = default)
 	Faults   int           // faults the tier requires to have landed
 	Seeds    int           // distinct seeds the tier requires
-	MinOps   int64         // client ops that must complete for the run to count
+	MinOps   int64         // client ops that must end ok or fail (a known outcome) for the run to count
 }
 
 // defaultBudget applies when a scenario declares no budgets at all.

@@ -162,7 +162,7 @@ func mergeSeeds(evs []verdict.Evidence) verdict.Evidence {
 	}
 	m := evs[lead]
 	m.Run.Seeds, m.Run.Repetitions = len(evs), len(evs)
-	m.Run.Ops, m.Run.OK, m.Run.Duration = 0, 0, 0
+	m.Run.Ops, m.Run.OK, m.Run.Unknown, m.Run.Duration = 0, 0, 0, 0
 	m.Oracle.Consumed, m.Oracle.Dropped = 0, 0
 	m.Faults = nil
 	m.Sensitivity = verdict.Sensitivity{}
@@ -171,6 +171,7 @@ func mergeSeeds(evs []verdict.Evidence) verdict.Evidence {
 	for i, e := range evs {
 		m.Run.Ops += e.Run.Ops
 		m.Run.OK += e.Run.OK
+		m.Run.Unknown += e.Run.Unknown
 		m.Run.Duration += e.Run.Duration
 		m.Oracle.Consumed += e.Oracle.Consumed
 		m.Oracle.Dropped += e.Oracle.Dropped

@@ -167,6 +167,12 @@ func TestDecideGates(t *testing.T) {
 		{"no tier met is an open red flag", hardening, func(e *Evidence) { e.Run.Nodes = 1 }, PartialSurface, TierNone, "RF6 Duration met the claimed tier fail"},
 		{"no tier declared is an open red flag", smoke, func(e *Evidence) { e.Budgets = nil }, PartialSurface, TierNone, "no budget tier declared"},
 		{"smoke PASS stands at smoke", smoke, func(*Evidence) {}, PassSmoke, TierSmoke, "tier met: smoke"},
+		// Item 8 of issue 27: a run whose ops mostly ended info reaches no
+		// PASS on op count, however many were issued.
+		{"mostly info reaches no PASS", smoke, func(e *Evidence) {
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 3481, 70, 3411
+			e.Oracle.Consumed, e.Oracle.Dropped = 2332, 1149
+		}, PartialSurface, TierNone, "70 of 3481 ops had a known outcome"},
 
 		{"one seed at a one-seed hardening tier", hardening, func(e *Evidence) {
 			e.Budgets[TierHardening] = TierRequirement{Faults: 2, Seeds: 1}
