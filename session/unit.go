@@ -113,7 +113,7 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 				sf.Seed, ev.Sensitivity.Checked, ev.Sensitivity.Caught, len(ev.Sensitivity.Escaped)), header)
 		case check.Invalid:
 			if ev.Oracle.Misfit == "" {
-				ev.Reruns = rerun(ctx, u.sc, sf, sess, header, id, dir, u.file, pool, stderr)
+				ev.Reruns = rerun(ctx, u.sc, sf, sess, header, id, dir, u.file, pool, res.Check, stderr)
 			}
 			// The finding cites both runs: the original first.
 			ev.Reruns.Runs = append([]string{fmt.Sprintf("artifacts/%s: the original run: %s (seed %d)",

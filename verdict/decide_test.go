@@ -32,6 +32,15 @@ func TestDecideTree(t *testing.T) {
 			e.Oracle.Outcome, e.Oracle.Summary = Invalid, "lost ack of write 17"
 			e.Reruns = Reruns{Attempted: 3, Reproduced: 2}
 		}, FailReproducible, "reproduced in 2 of 3 re-runs"},
+		// Item 12 of issue 27: a re-run that finds another violation says so.
+		{"violation again, a different one", hardening, func(e *Evidence) {
+			e.Oracle.Outcome = Invalid
+			e.Reruns = Reruns{Attempted: 1, Reproduced: 1, Different: 1, Runs: []string{"artifacts/S1-rerun1: a violation again, a different one (G-single; the original: G1c)"}}
+		}, FailReproducible, "reproducible: a violation again in 1 of 1 re-runs with the same seed, configuration and fault sequence, a different one"},
+		{"same and different violations", hardening, func(e *Evidence) {
+			e.Oracle.Outcome = Invalid
+			e.Reruns = Reruns{Attempted: 3, Reproduced: 2, Different: 1}
+		}, FailReproducible, "reproduced in 1 of 3 re-runs with the same seed, configuration and fault sequence; 1 more found a violation again, a different one"},
 		{"violation not reproduced", hardening, func(e *Evidence) {
 			e.Oracle.Outcome = Invalid
 			e.Reruns = Reruns{Attempted: 5}

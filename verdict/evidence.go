@@ -172,9 +172,14 @@ func (o *Oracle) ran() bool { return o.Outcome != "" }
 // Reruns records re-runs of a violating run with the same seed, configuration
 // and fault sequence.
 type Reruns struct {
-	Attempted  int      `json:"attempted"`
-	Reproduced int      `json:"reproduced"`
-	Runs       []string `json:"runs,omitempty"` // each re-run: where it is and what it found
+	Attempted int `json:"attempted"`
+	// Reproduced counts the re-runs that found a violation again.
+	Reproduced int `json:"reproduced"`
+	// Different counts those of them whose violation was not the
+	// original's (another anomaly class, check.Signature): the run is
+	// reproducibly wrong, but what it shows changed.
+	Different int      `json:"different,omitempty"`
+	Runs      []string `json:"runs,omitempty"` // each re-run: where it is and what it found
 }
 
 // HistoryQuality says whether the recorded history carries what a checker
