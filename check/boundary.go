@@ -26,7 +26,10 @@ type BoundaryOptions struct {
 	// it is issued by the tenant that owns its key.
 	Tenant string
 	// Sep separates a key's owning tenant from the rest: "acme/7" is owned by
-	// "acme"; default "/". A key without it has no owner.
+	// "acme"; default "/". A key without it has no owner. Names may share a
+	// prefix or contain Sep: a key belongs to the longest tenant named in a
+	// tenant field that, followed by Sep, starts it ("acme-corp/7" is
+	// acme-corp's, not acme's, even with Sep "-").
 	Sep string
 	// Reads are the functions whose responses are searched for other tenants'
 	// data; default read, get, list, scan, export, dump and search. Every
@@ -85,8 +88,9 @@ func (c boundary) String() string {
 	return fmt.Sprintf("check.boundary(tenant=%q, sep=%q, reads=%s)", c.o.Tenant, c.o.Sep, quoteList(c.o.Reads))
 }
 
-// issuer is the tenant issuing op: its tenant field, else its key's owner.
-func (c boundary) issuer(op clientOp) string {
+// declared is the tenant an op names in its tenant field ("" when it names
+// none).
+func (c boundary) declared(op clientOp) string {
 	for _, o := range []*history.Op{op.inv, op.comp} {
 		if o == nil {
 			continue
@@ -95,20 +99,64 @@ func (c boundary) issuer(op clientOp) string {
 			return fmt.Sprint(v)
 		}
 	}
-	return c.owner(op.key())
+	return ""
+}
+
+// owners attributes keys and string values to tenants. Tenant names may
+// share a prefix ("acme", "acme-corp") or contain the separator ("acme/eu"),
+// so the owner of "acme-corp/4" is not whatever precedes the first
+// separator: it is the longest tenant t named by an op such that the string
+// starts with t+sep. Only a string no named tenant matches falls back to its
+// text before the first separator (a tenant that owns keys but never issued
+// an op of its own).
+type owners struct {
+	sep   string
+	known []string // tenants named in a tenant field, longest first
+}
+
+// newOwners collects the tenants that ops name in their tenant field.
+func (c boundary) newOwners(ops []clientOp) owners {
+	seen := map[string]bool{}
+	var known []string
+	for _, op := range ops {
+		if t := c.declared(op); t != "" && !seen[t] {
+			seen[t] = true
+			known = append(known, t)
+		}
+	}
+	sort.Slice(known, func(i, j int) bool {
+		if len(known[i]) != len(known[j]) {
+			return len(known[i]) > len(known[j])
+		}
+		return known[i] < known[j]
+	})
+	return owners{sep: c.o.Sep, known: known}
 }
 
 // owner is the tenant owning key k ("" for a key with no tenant prefix).
-func (c boundary) owner(k any) string {
+func (w owners) owner(k any) string {
 	s, ok := k.(string)
 	if !ok {
 		return ""
 	}
-	t, _, found := strings.Cut(s, c.o.Sep)
+	for _, t := range w.known {
+		if strings.HasPrefix(s, t+w.sep) {
+			return t
+		}
+	}
+	t, _, found := strings.Cut(s, w.sep)
 	if !found || t == "" {
 		return ""
 	}
 	return t
+}
+
+// issuer is the tenant issuing op: its tenant field, else its key's owner.
+func (c boundary) issuer(w owners, op clientOp) string {
+	if t := c.declared(op); t != "" {
+		return t
+	}
+	return w.owner(op.key())
 }
 
 // emptyResponse reports whether v shows nothing: nil, "", or an empty
@@ -158,24 +206,26 @@ func (c boundary) Check(_ context.Context, h []history.Op, _ Env) Result {
 	blind := []string{
 		"sees only what the history records: a leak through a metric, log or audit path needs an op that reads that path",
 		"recognises another tenant's data by its key prefix or by string values only that tenant wrote; numbers are not attributed",
+		"a key belongs to the longest tenant named in a tenant field that prefixes it before the separator; a tenant that never names itself is read as the text before the first separator",
 		"an info (timed-out) cross-tenant op is neither a control nor a leak",
 	}
 	ops, err := clientOps(h)
 	if err != nil {
 		return cannotCheck(c.Name(), err, blind)
 	}
+	w := c.newOwners(ops)
 	// First pass: the tenants, who wrote which string values, and the values
 	// of denied writes, which must never show up afterwards.
 	tenants := map[string]bool{}
 	writers := map[string]map[string]bool{} // string value -> tenants whose non-failed writes carried it
 	denied := map[string]string{}           // value of a denied cross-tenant write -> its description
 	for _, op := range ops {
-		who := c.issuer(op)
+		who := c.issuer(w, op)
 		if who == "" {
 			continue
 		}
 		tenants[who] = true
-		if o := c.owner(op.key()); o != "" {
+		if o := w.owner(op.key()); o != "" {
 			tenants[o] = true
 		}
 		if slices.Contains(c.o.Reads, op.inv.F) {
@@ -186,7 +236,7 @@ func (c boundary) Check(_ context.Context, h []history.Op, _ Env) Result {
 			continue
 		}
 		if op.outcome() == history.Fail {
-			if o := c.owner(op.key()); o != "" && o != who {
+			if o := w.owner(op.key()); o != "" && o != who {
 				denied[s] = fmt.Sprintf("op %d (%s %s by %s, denied)", op.inv.Index, op.inv.F, fmtKey(op.key()), who)
 			}
 			continue
@@ -199,12 +249,12 @@ func (c boundary) Check(_ context.Context, h []history.Op, _ Env) Result {
 	var leaks []string
 	positive, negative, judged, crossInfo := 0, 0, 0, 0
 	for _, op := range ops {
-		who := c.issuer(op)
+		who := c.issuer(w, op)
 		if who == "" {
 			continue
 		}
 		judged++
-		owner := c.owner(op.key())
+		owner := w.owner(op.key())
 		read := slices.Contains(c.o.Reads, op.inv.F)
 		cross := owner != "" && owner != who
 		switch out := op.outcome(); {
@@ -238,7 +288,7 @@ func (c boundary) Check(_ context.Context, h []history.Op, _ Env) Result {
 			if found[s] {
 				return
 			}
-			if o := c.owner(s); o != "" && o != who && tenants[o] {
+			if o := w.owner(s); o != "" && o != who && tenants[o] {
 				found[s] = true
 				leaks = append(leaks, fmt.Sprintf("op %d: tenant %s's %s response contains %q of tenant %s", op.comp.Index, who, op.inv.F, s, o))
 				return

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/testhist"
 )
 
@@ -79,5 +80,89 @@ func TestControls(t *testing.T) {
 	}
 	if _, _, ok := Controls(run(t, Stats(), h)); ok {
 		t.Error("Controls found a boundary result in a stats-only check")
+	}
+}
+
+// Tenant names that share a prefix or contain the separator are attributed
+// by the longest named tenant followed by the separator, not by the text
+// before the first separator: "acme-corp-4" with sep "-" is acme-corp's.
+func TestBoundaryOwnerAttribution(t *testing.T) {
+	tenants := func(names ...string) []clientOp {
+		var ops []clientOp
+		for _, n := range names {
+			inv := &history.Op{Type: history.Invoke, F: "read", Extra: map[string]any{"tenant": n}}
+			ops = append(ops, clientOp{inv: inv, comp: inv})
+		}
+		return ops
+	}
+	cases := []struct {
+		name  string
+		sep   string
+		names []string
+		key   any
+		want  string
+	}{
+		{"plain", "/", []string{"acme", "acme-corp"}, "acme/44", "acme"},
+		{"shared prefix, slash", "/", []string{"acme", "acme-corp"}, "acme-corp/44", "acme-corp"},
+		{"shared prefix, dash separator", "-", []string{"acme", "acme-corp"}, "acme-corp-44", "acme-corp"},
+		{"shorter tenant under dash separator", "-", []string{"acme", "acme-corp"}, "acme-44", "acme"},
+		{"name contains the separator", "/", []string{"acme", "acme/eu"}, "acme/eu/3", "acme/eu"},
+		{"shorter of two slash names", "/", []string{"acme", "acme/eu"}, "acme/3", "acme"},
+		{"prefix without separator is not a match", "/", []string{"acme"}, "acmecorp/3", "acmecorp"},
+		{"case differs", "/", []string{"acme", "Acme"}, "Acme/1", "Acme"},
+		{"trailing space name", "/", []string{"acme", "acme "}, "acme /1", "acme "},
+		{"percent-encoded slash", "/", []string{"a", "a%2Fb"}, "a%2Fb/1", "a%2Fb"},
+		{"tenant name alone is no key of it", "/", []string{"acme"}, "acme", ""},
+		{"no separator", "/", []string{"acme"}, "44", ""},
+		{"empty owner", "/", []string{"acme"}, "/44", ""},
+		{"not a string", "/", []string{"acme"}, 44, ""},
+		{"unnamed tenant falls back to first separator", "/", nil, "globex/1", "globex"},
+		{"multi-char separator", "::", []string{"acme", "acme::corp"}, "acme::corp::1", "acme::corp"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := boundary{o: BoundaryOptions{Tenant: "tenant", Sep: tc.sep}}
+			if got := c.newOwners(tenants(tc.names...)).owner(tc.key); got != tc.want {
+				t.Fatalf("owner(%v) with tenants %q sep %q = %q, want %q", tc.key, tc.names, tc.sep, got, tc.want)
+			}
+		})
+	}
+}
+
+// A clean run of tenants whose names share a prefix, with a separator that
+// also occurs in the names, is valid: nobody wrote into anyone else's keys.
+// Before longest-match attribution acme-corp's own writes to "acme-corp-1"
+// were reported as "tenant acme-corp wrote into tenant acme's key".
+func TestBoundaryPrefixTenantsClean(t *testing.T) {
+	op := func(p, who, f, k, inv, typ, out string) []string {
+		return []string{
+			`{:process ` + p + ` :type :invoke :f :` + f + ` :key "` + k + `" :tenant "` + who + `" :value ` + inv + `}`,
+			`{:process ` + p + ` :type :` + typ + ` :f :` + f + ` :key "` + k + `" :tenant "` + who + `" :value ` + out + `}`,
+		}
+	}
+	var lines []string
+	for _, p := range [][]string{
+		op("0", "acme", "write", "acme-1", `"acme-v1"`, "ok", `"acme-v1"`),
+		op("1", "acme-corp", "write", "acme-corp-1", `"acme-corp-v1"`, "ok", `"acme-corp-v1"`),
+		op("0", "acme", "read", "acme-1", "nil", "ok", `"acme-v1"`),
+		op("1", "acme-corp", "read", "acme-corp-1", "nil", "ok", `"acme-corp-v1"`),
+		op("1", "acme-corp", "list", "acme-corp-", "nil", "ok", `["acme-corp-1"]`),
+		op("1", "acme-corp", "read", "acme-1", "nil", "fail", "nil"),
+	} {
+		lines = append(lines, p...)
+	}
+	c, err := Boundary(BoundaryOptions{Sep: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, c, testhist.EDN(t, lines...))
+	if r.Valid != Valid {
+		t.Fatalf("got %s: %s\n%s", r.Valid, r.Summary, r.Explanation)
+	}
+	// The same names still catch a real leak: acme reads acme-corp's value.
+	leak := append(append([]string{}, lines...), op("0", "acme", "read", "acme-1", "nil", "ok", `"acme-corp-v1"`)...)
+	r = run(t, c, testhist.EDN(t, leak...))
+	if r.Valid != Invalid || !strings.Contains(r.Summary, `contains "acme-corp-v1" of tenant acme-corp`) {
+		t.Fatalf("leak: got %s: %s", r.Valid, r.Summary)
 	}
 }

@@ -124,6 +124,10 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 			res.Valid, res.Summary = Unknown, fmt.Sprintf("internal error in the linearizability check: %v", r)
 		}
 	}()
+	if r, empty := noClientOps(c.Name(), h); empty {
+		r.BlindSpots = res.BlindSpots
+		return r
+	}
 	prep, err := c.s.prepare(h)
 	if err != nil {
 		r := cannotCheck(c.Name(), err, res.BlindSpots)
@@ -139,7 +143,8 @@ func (c *linearizable) Check(ctx context.Context, h []history.Op, env Env) (res 
 	}
 	if prep.ops() == 0 {
 		// Knossos' answer: with no op that took effect the history is
-		// linearizable. Consumed stays 0, so the verdict layer knows the
+		// linearizable. (A history with no client op at all is unknown
+		// above: nothing was asked.) Consumed stays 0, so the verdict layer knows the
 		// run proved nothing.
 		res.Valid = Valid
 		res.Summary = fmt.Sprintf("valid: nothing took effect (%s, %s dropped), so the history is trivially linearizable; it proves nothing", plural.Count(prep.failed, "failed op"), plural.Count(prep.infoReads, "unknown read"))

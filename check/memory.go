@@ -9,6 +9,7 @@ import (
 
 	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/bytesize"
+	"github.com/faultline/faultline/internal/plural"
 )
 
 // ErrMemoryBudget is the cause of the context Run gives a checker whose
@@ -34,7 +35,15 @@ const memoryPoll = 20 * time.Millisecond
 // ErrMemoryBudget, and a check that had not decided by then is unknown with
 // the reason, rather than killed by the kernel with everything else the
 // process held. A verdict reached before the budget ran out stands.
+//
+// A history that holds no client op is unknown before any checker sees it:
+// nothing was asked of the system, so no checker can say it answered right,
+// and a valid verdict there (Knossos calls an empty history linearizable)
+// would read as a pass.
 func Run(ctx context.Context, c Checker, h []history.Op, env Env) Result {
+	if r, empty := noClientOps(c.Name(), h); empty {
+		return r
+	}
 	limit := env.MemoryBudget
 	if limit == 0 {
 		limit = DefaultMemoryBudget()
@@ -87,4 +96,22 @@ func watchMemory(ctx context.Context, limit uint64) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// noClientOps is the unknown result for a history that holds no client op
+// (empty, or nemesis events alone), and whether h is such a history.
+func noClientOps(name string, h []history.Op) (Result, bool) {
+	nemesis := 0
+	for i := range h {
+		if !h[i].IsNemesis() {
+			return Result{}, false
+		}
+		nemesis++
+	}
+	why := "the history holds no ops: no client op was recorded, so there is nothing to judge (did the load run, and did the client record its ops?)"
+	if nemesis > 0 {
+		why = fmt.Sprintf("the history holds no client ops, only %s: there is nothing to judge (did the load run, and did the client record its ops?)", plural.Count(nemesis, "nemesis op"))
+	}
+	return Result{Checker: name, Valid: Unknown, Summary: "nothing to check: " + why,
+		Details: map[string]any{"client_ops": 0, "nemesis_ops": nemesis}}, true
 }

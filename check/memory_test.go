@@ -41,14 +41,17 @@ func heapNow() uint64 {
 // unknown with the reason; one that decided anyway keeps its verdict.
 func TestRunMemoryBudget(t *testing.T) {
 	budget := heapNow() + 64<<20
-	res := Run(context.Background(), greedy{verdict: Unknown}, nil, Env{MemoryBudget: budget})
+	// greedy reads nothing, but Run only hands a checker a history that
+	// asks something.
+	h := testhist.JepsenLog(t, "0 :invoke :read nil", "0 :ok :read 1")
+	res := Run(context.Background(), greedy{verdict: Unknown}, h, Env{MemoryBudget: budget})
 	if res.Valid != Unknown || !strings.Contains(res.Summary, "memory budget") || res.Details["stopped_by"] != "memory budget" {
 		t.Fatalf("got %s: %s %v", res.Valid, res.Summary, res.Details)
 	}
 	if !strings.Contains(res.Explanation, "--memory") {
 		t.Errorf("the explanation does not say how to decide it:\n%s", res.Explanation)
 	}
-	res = Run(context.Background(), greedy{verdict: Invalid}, nil, Env{MemoryBudget: heapNow() + 64<<20})
+	res = Run(context.Background(), greedy{verdict: Invalid}, h, Env{MemoryBudget: heapNow() + 64<<20})
 	if res.Valid != Invalid {
 		t.Errorf("a decided verdict was overridden: %s %s", res.Valid, res.Summary)
 	}
@@ -79,5 +82,39 @@ func TestLinearizableMemoryBudget(t *testing.T) {
 	}
 	if res.Valid != Unknown || res.Details["stopped_by"] != "memory budget" {
 		t.Fatalf("got %s: %s", res.Valid, res.Summary)
+	}
+}
+
+// A history that holds no client op asks the system nothing: every checker
+// run through Run is unknown and says the history holds no ops, never valid
+// (the linearizability checker used to answer Knossos' "trivially
+// linearizable", which faultline check turned into VALID, exit 0).
+func TestNoClientOpsIsUnknown(t *testing.T) {
+	histories := map[string][]history.Op{
+		"empty":        nil,
+		"only nemesis": testhist.JepsenLog(t, ":nemesis :info :start-partition nil", ":nemesis :info :start-partition :majority"),
+	}
+	cs := allOracles(t)
+	for _, model := range ModelNames() {
+		c, err := New(Options{Model: model})
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		cs = append(cs, c)
+	}
+	for name, h := range histories {
+		for _, c := range cs {
+			t.Run(name+"/"+c.Name(), func(t *testing.T) {
+				res := Run(context.Background(), c, h, Env{})
+				if res.Valid != Unknown || !strings.Contains(res.Summary, "holds no") || res.Checker != c.Name() {
+					t.Fatalf("got %s from %q: %s", res.Valid, res.Checker, res.Summary)
+				}
+			})
+		}
+		// The linearizability checker says so on its own, without Run.
+		res := mustLinearizable(t, "cas-register", nil).Check(context.Background(), h, Env{})
+		if res.Valid != Unknown || !strings.HasPrefix(res.Summary, "nothing to check: the history holds no") {
+			t.Fatalf("%s: linearizable.Check: %s: %s", name, res.Valid, res.Summary)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func init() {
 				{Name: "steps", Default: "0", Doc: "the Starlark step limit for generator callbacks; 0 is the default"},
 				{Name: "faults", Default: "0", Doc: "faults that must have landed for the run to count"},
 				{Name: "seeds", Default: "1", Doc: "distinct seeds the tier requires (at least 1)"},
-				{Name: "min_ops", Default: "0", Doc: "client ops that must complete for the run to count"},
+				{Name: "min_ops", Default: "0", Doc: "client ops that must end with a known outcome (ok or fail; an info op may never have happened) for the run to count"},
 			},
 			Returns: "a budget value"},
 		star.FuncDoc{Name: "struct", Summary: "A struct whose fields are the keyword arguments (starlark-go's starlarkstruct).",

@@ -337,8 +337,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return r, fmt.Errorf("scenario %q: %w", s.Name, scriptError(runErr))
 	}
 
-	if need := verdict.ScaledFloor(b.MinOps, r.Scale); b.MinOps > 0 && sum.OK < need {
-		r.Problems = append(r.Problems, fmt.Sprintf("only %d ops completed ok; the %s budget needs %s", sum.OK, o.Tier, verdict.FloorText(b.MinOps, r.Scale)))
+	// An info op may or may not have happened: the floor counts ops with
+	// a known outcome, ok or fail.
+	if need := verdict.ScaledFloor(b.MinOps, r.Scale); b.MinOps > 0 && sum.OK+sum.Fail < need {
+		r.Problems = append(r.Problems, fmt.Sprintf("only %d of %d ops had a known outcome (ok or fail); the %s budget needs %s", sum.OK+sum.Fail, sum.Invoked, o.Tier, verdict.FloorText(b.MinOps, r.Scale)))
 	}
 	if r.Interrupted {
 		r.Problems = append(r.Problems, "the run was interrupted before its budget ended")

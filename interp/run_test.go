@@ -96,8 +96,22 @@ scenario(name = "thin", client = client.register(), workload = gen.limit(5, {"f"
          checker = check.stats(), budgets = {"smoke": budget(duration = "1s", min_ops = 100)})
 `, 1)
 	res := runScenario(t, s, 1)
-	if len(res.Problems) == 0 {
-		t.Fatalf("5 ops against min_ops=100 raised no problem")
+	if len(res.Problems) == 0 || !strings.Contains(res.Problems[0], "ops had a known outcome (ok or fail); the smoke budget needs 100") {
+		t.Fatalf("5 ops against min_ops=100: problems %q", res.Problems)
+	}
+}
+
+// A scenario whose workload issues nothing is unknown, not valid: its
+// history holds no ops, and a linearizability checker used to call that
+// trivially linearizable.
+func TestRunNoOpsIsUnknown(t *testing.T) {
+	s := loadOne(t, `
+scenario(name = "empty", client = client.register(), workload = gen.limit(0, {"f": "read"}),
+         checker = check.linearizable(model = "register"), budgets = {"smoke": budget(duration = "1s")})
+`, 1)
+	res := runScenario(t, s, 1)
+	if res.Check.Valid != check.Unknown || !strings.Contains(res.Check.Summary, "the history holds no ops") {
+		t.Fatalf("check = %s: %s", res.Check.Valid, res.Check.Summary)
 	}
 }
 

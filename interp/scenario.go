@@ -32,7 +32,7 @@ type Budget struct {
 	Steps    uint64        // Starlark steps all generator callbacks of a run may take (0 = no limit on the run; stargen.CallSteps bounds each callback)
 	Faults   int           // faults the tier requires to have landed
 	Seeds    int           // distinct seeds the tier requires
-	MinOps   int64         // client ops that must complete for the run to count
+	MinOps   int64         // client ops that must end ok or fail (a known outcome) for the run to count
 }
 
 // defaultBudget applies when a scenario declares no budgets at all.

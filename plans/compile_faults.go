@@ -111,9 +111,8 @@ var scheduleTerms = []scheduleTerm{
 	{"interval", "every 10s, repeat every 2 min, 60 s apart", regexp.MustCompile(`(?i)\bevery\s+` + durRe + `|` + durRe + `\s+apart\b`)},
 }
 
-// faultNoise are phrases a Faults clause may carry that need no Starlark:
-// tier qualifiers and counts are the budgets' business (budget(faults=...)).
-var faultNoise = regexp.MustCompile(`(?i)\bin the (?:smoke|hardening|release) tier\b|\bper (?:smoke|hardening|release) run\b|^\s*(?:none|no faults?|0 faults?|fault-free)\b`)
+// noneFaults is a Faults clause that asks for no fault.
+var noneFaults = regexp.MustCompile(`(?i)^\s*(?:none|no faults?|0 faults?|fault-free|n/a)\b`)
 
 // faultCount is a clause that counts faults ("4 kills per hardening run, 60 s
 // apart"): the count is the budget's, the spacing applies to the faults before.
@@ -134,9 +133,10 @@ type fault struct {
 	text     string
 }
 
-// faults maps the Faults field to nemesis = ... Clauses it cannot read are
-// warnings: the run can go on without the fault, and the verdict will say
-// no fault landed.
+// faults maps the Faults field to nemesis = ... A clause it cannot read,
+// or a fault with no target, is an error (lint rejects it too, rule
+// faults-unknown): dropped, it would leave the run without that fault and
+// no word of why until the verdict said too few faults landed.
 func (c *compiler) faults(d *draft, over overrideSet) {
 	u := d.u
 	f := u.field(FieldFaults)
@@ -144,23 +144,17 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 		return
 	}
 	var fs []fault
-	for _, clause := range strings.Split(plain(f.Value), ";") {
-		clause = strings.TrimSpace(clause)
-		if clause == "" {
-			continue
-		}
-		k := matchFaultKind(clause)
-		sched, bad := scheduleOf(clause)
-		for _, b := range bad {
+	for _, fc := range readFaultClauses(f.Value) {
+		clause, k, sched := fc.text, fc.kind, fc.sched
+		for _, b := range fc.bad {
 			c.diag(Error, u, FieldFaults, f.Pos.Line, fmt.Sprintf("duration %q in %q is zero or negative", b, clause),
 				"state a positive duration (a zero hold or interval is no fault; the default would be used in its place)")
 		}
-		switch {
-		case k != nil && !faultCount.MatchString(clause):
+		switch fc.class {
+		case clauseFault:
 			ft := fault{kind: k, args: sched, text: clause, spec: targetOf(k, clause)}
 			if ft.spec == "" {
-				c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("%s in %q names no target", k.kind, clause),
-					"say which nodes: "+targetNames())
+				c.diag(Error, u, FieldFaults, f.Pos.Line, noTargetMsg(fc), noTargetFix())
 				continue
 			}
 			params, prob := k.params(clause, ft.spec)
@@ -172,7 +166,7 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 				ft.args[a] = starValue(v)
 			}
 			fs = append(fs, ft)
-		case len(sched) > 0 && len(fs) > 0:
+		case clauseSchedule:
 			tier := verdict.Tier("")
 			if m := tierQualifier.FindStringSubmatch(clause); m != nil {
 				tier = verdict.Tier(strings.ToLower(m[1] + m[2]))
@@ -194,11 +188,9 @@ func (c *compiler) faults(d *draft, over overrideSet) {
 					}
 				}
 			}
-		case faultNoise.MatchString(clause):
-		case len(bad) > 0: // reported above
+		case clauseNoise, clauseBadDuration: // nothing to build; bad durations reported above
 		default:
-			c.diag(Warning, u, FieldFaults, f.Pos.Line, fmt.Sprintf("fault phrase %q is not in the vocabulary", clause),
-				"use a fault ("+kindNames()+") with a target and a schedule (at T+30s, for 20s, every 10s, restart after 10s), or a ```starlark nemesis = ... block")
+			c.diag(Error, u, FieldFaults, f.Pos.Line, unknownFaultMsg(fc), unknownFaultFix())
 		}
 	}
 	if len(fs) == 0 {

@@ -17,8 +17,10 @@ func VocabularyMarkdown() string {
 Each scenario (each arm, for a scenario with arms) of a plan becomes one
 Starlark file. The compiler reads the fields below through these tables; text
 they do not cover is a diagnostic with the plan line, never a guess: an
-**error** for Workload, Oracle and budgets (the executor needs them), a
-**warning** for faults and landing evidence.
+**error** for Workload, Oracle, Faults and budgets (the executor needs them;
+lint rejects a Faults clause it cannot read, rule faults-unknown, since the
+run would otherwise start without that fault), a **warning** for landing
+evidence.
 
 A fenced ` + "```starlark" + ` block inside a scenario (or under an arm's
 heading) overrides: a block that is a single assignment to a ` + "`scenario()`" + `
@@ -50,7 +52,7 @@ How to reach the system comes from the suite file (` + "`faultline.star`" + ` or
 		}
 	})
 	b.WriteString("\nThe rows are tried in this order, first match wins: a pause before a kill (\"kill -STOP\"), and netem before packet loss, so \"packet loss 30%\" stays `nemesis.loss` (which works on every kind of node, local ones too) while a clause that also asks for what only netem does (reordering, duplication or corruption of packets, jitter, a rate limit, or netem by name) is one `nemesis.netem` carrying its loss too. A clock that a clause only mentions beside another fault (\"kill -9 the leader, timed on the monotonic clock\") leaves it that fault.\n\n")
-	b.WriteString("With no target named, packet loss and netem hit every node (`nodes = \"all\"`) and a clock fault one node (`nodes = \"one\"`: clock faults are about nodes that disagree). Any other fault without a target is a warning.\n\n")
+	b.WriteString("With no target named, packet loss and netem hit every node (`nodes = \"all\"`) and a clock fault one node (`nodes = \"one\"`: clock faults are about nodes that disagree). Any other fault without a target is an error (lint rule faults-unknown), as is a clause that names no fault in the table above (\"disk stall of 5s\") or a schedule with no fault before it: the error lists the phrases the compiler reads. A clause that is \"none\", a fault count (\"4 kills per hardening run\") or a tier qualifier alone needs no Starlark. A scenario whose nemesis (or whole scenario) a ```starlark block gives is exempt: its Faults field describes that block.\n\n")
 	b.WriteString("### Fault parameters\n\nA fault's own parameters are read from its clause, with the schedule phrases below cut out first (so \"for 20s\" is never an offset); a parameter the clause leaves out gets the default shown, or, with \"none\", is left out of the call. Parameters the fault would refuse (a clock rate outside 0.9 to 1.1, a strobe period under 100ms, a zero offset, a percentage over 100, netem with nothing to do) are an error at the Faults line (lint rule fault-params), checked by the fault's own validation, since the scenario could not load. Clock faults run only on nodes with their own kernels (`faultline cluster up --vm`); netem only where the nodes' kernels have sch_netem: see docs/clock-faults.md and `faultline probe --nodes-file`.\n\n")
 	mdTable(&b, []string{"Fault", "Argument", "Plan phrases", "Default"}, func(add func(...string)) {
 		for _, k := range faultKinds {

@@ -16,25 +16,27 @@ import (
 // lints as an empty one.
 func Lint(p *Plan) []Diagnostic { return lint(p, nil) }
 
-// lint is Lint with the plan's source, whose ```starlark blocks the parser
-// keeps only when they follow a field; nil sees those alone.
+// lint is Lint with the plan's source, when there is one, so that the
+// ```starlark blocks of a scenario are found as the compiler finds them
+// (without it, only blocks inside a field are seen).
 func lint(p *Plan, src []byte) []Diagnostic {
 	l := &linter{p: withoutNils(p)}
+	l.blocks = &compiler{p: l.p, o: CompileOptions{Source: src}, blocks: starlarkBlocks(src)}
 	l.header()
 	l.sections()
 	l.claims()
 	l.scenarios()
 	l.references()
-	l.blocks(src)
+	l.landing()
 	sortDiagnostics(l.diags)
 	return l.diags
 }
 
-// blocks checks what the ```starlark blocks do to each unit as the
+// landing checks what the ```starlark blocks do to each unit as the
 // compiler will see them: declared landing evidence a whole-scenario block
 // would drop (landing-dropped).
-func (l *linter) blocks(src []byte) {
-	c := &compiler{p: l.p, o: CompileOptions{Source: src}, blocks: starlarkBlocks(src)}
+func (l *linter) landing() {
+	c := l.blocks
 	for _, s := range l.p.Scenarios {
 		units := []unit{{s: s}}
 		if len(s.Arms) > 0 {
@@ -78,6 +80,8 @@ func withoutNils(p *Plan) *Plan {
 type linter struct {
 	p     *Plan
 	diags []Diagnostic
+	// blocks finds each unit's ```starlark overrides, as the compiler does.
+	blocks *compiler
 }
 
 func (l *linter) report(rule string, pos Pos, unit, field, msg, fix string) {

@@ -27,3 +27,28 @@ func (l *linter) faultParams(u unit) {
 		}
 	}
 }
+
+// faultsUnknown rejects every Faults clause the compiler would drop: text
+// that names no fault of the vocabulary, a schedule with no fault before it,
+// a fault with no target. Left to the compiler, the run would start without
+// the fault and only the verdict would say too few faults landed. A unit
+// whose nemesis (or whole scenario) a ```starlark block gives is exempt:
+// its Faults field describes that block.
+func (l *linter) faultsUnknown(u unit) {
+	f := u.field(FieldFaults)
+	if f == nil {
+		return
+	}
+	over := l.blocks.overrides(u)
+	if _, ok := over.fields["nemesis"]; ok || over.whole != nil {
+		return
+	}
+	for _, fc := range readFaultClauses(f.Value) {
+		switch {
+		case fc.class == clauseUnknown:
+			l.report("faults-unknown", f.Pos, u.id(), FieldFaults, unknownFaultMsg(fc), unknownFaultFix())
+		case fc.class == clauseFault && targetOf(fc.kind, fc.text) == "":
+			l.report("faults-unknown", f.Pos, u.id(), FieldFaults, noTargetMsg(fc), noTargetFix())
+		}
+	}
+}

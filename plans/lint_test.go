@@ -2,6 +2,8 @@ package plans
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,6 +150,7 @@ var lintCases = []lintCase{
 	{"unclosed fence", "fence-unclosed", "", "", []edit{{"## 7d.", "```\n## 7d."}}},
 	{"zero hold", "duration-nonpositive", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s for 0s"}}},
 	{"negative budget duration", "duration-nonpositive", "S1", FieldSmoke, []edit{{"3 nodes, 1 min, 0 faults", "3 nodes, -1 min, 0 faults"}}},
+	{"fault phrase unknown", "faults-unknown", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "disk stall of 5s at T+30s"}}},
 	{"clock rate out of range", "fault-params", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s; time drift at rate 1.5 on one node"}}},
 	{"whole-scenario block drops the landing evidence", "landing-dropped", "S1", FieldLanding, []edit{{"Revisit when: a soak rig exists.\n#### §7.M",
 		"Revisit when: a soak rig exists.\n\n  ```starlark\n  scenario(name = \"S1\", client = suite.client, nemesis = suite.nemesis)\n  ```\n#### §7.M"}}},
@@ -409,6 +412,83 @@ func TestLintDurations(t *testing.T) {
 				if d.Severity != Error || d.Pos.File != "mini.md" || d.Pos.Line != line || d.Field != tt.field ||
 					!strings.Contains(d.Msg, tt.want[i]) || !strings.Contains(d.String(), "mini.md:") {
 					t.Errorf("got %s (line %d), want an error at mini.md:%d naming %s", d, d.Pos.Line, line, tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// A Faults clause the compiler cannot turn into a fault is a lint error at
+// the Faults line, listing the phrases the compiler reads, as an unreadable
+// Oracle is: before, lint said "ok to run", the compiled scenario had no
+// nemesis and the run only said "faults landed 0 < 3". A ```starlark
+// nemesis block (or a whole-scenario block) makes the Faults field prose.
+func TestLintFaultsUnknown(t *testing.T) {
+	nemesisBlock := "- **Oracle:** no-lost-ack + linearizable (Porcupine)\n\n```starlark\nnemesis = nemesis.kill(nodes = \"one\")\n```\n"
+	wholeBlock := "- **Oracle:** no-lost-ack + linearizable (Porcupine)\n\n```starlark\nscenario(name = \"s1\")\n```\n"
+	tests := []struct {
+		name, faults string
+		extra        []edit
+		want         []string // message fragments of faults-unknown errors, in order
+	}{
+		{"unknown fault", "disk stall of 5s at T+30s", nil, []string{`fault phrase "disk stall of 5s at T+30s" is not in the vocabulary`}},
+		{"unknown beside a known one", "kill -9 leader at T+30s; bitflip the WAL on one node", nil, []string{`"bitflip the WAL on one node"`}},
+		{"unknown with a tier qualifier", "kill -9 leader at T+30s; disk stall in the hardening tier", nil, []string{`"disk stall in the hardening tier"`}},
+		{"schedule before any fault", "every 10s; kill -9 leader at T+30s", nil, []string{`"every 10s"`}},
+		{"unknown fault with a start after a known one", "kill -9 leader at T+30s; bitflip the WAL of one node at T+40s", nil, []string{`"bitflip the WAL of one node at T+40s"`}},
+		{"unknown fault with a hold after a known one", "kill -9 leader at T+30s; disk stall for 5s", nil, []string{`"disk stall for 5s"`}},
+		{"unknown fault on a target with an interval", "kill -9 leader at T+30s; corrupt one node's WAL every 10s", nil, []string{`"corrupt one node's WAL every 10s"`}},
+		{"fault with no target", "kill -9 at T+30s", nil, []string{`kill in "kill -9 at T+30s" names no target`}},
+		{"known fault", "kill -9 leader at T+30s", nil, nil},
+		{"schedule after a fault", "kill -9 leader at T+30s; repeat every 2 min", nil, nil},
+		{"tiered schedule after a fault", "kill -9 leader at T+30s; repeat the pair every 2 min in the hardening tier", nil, nil},
+		{"count and tier qualifier", "kill -9 leader at T+30s; 4 kills per hardening run, 60 s apart", nil, nil},
+		{"tier qualifier alone", "kill -9 leader at T+30s; in the hardening tier", nil, nil},
+		{"none", "none", nil, nil},
+		{"default target of a network fault", "packet loss 20% at T+10s for 5s", nil, nil},
+		{"starlark nemesis block", "bitflip the WAL on one node", []edit{{"- **Oracle:** no-lost-ack + linearizable (Porcupine)\n", nemesisBlock}}, nil},
+		{"whole-scenario block", "bitflip the WAL on one node", []edit{{"- **Oracle:** no-lost-ack + linearizable (Porcupine)\n", wholeBlock}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := applyEdits(t, minimal, append([]edit{{"kill -9 leader at T+30s", tt.faults}}, tt.extra...))
+			faultsLine := 0 // S1's "- **Faults:** ..." line
+			for i, l := range strings.Split(src, "\n") {
+				if l == "- **Faults:** "+tt.faults {
+					faultsLine = i + 1
+					break
+				}
+			}
+			if faultsLine == 0 {
+				t.Fatalf("no Faults line %q in the plan", tt.faults)
+			}
+			path := filepath.Join(t.TempDir(), "plan.md")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, ds, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Diagnostic
+			for _, d := range ds {
+				if d.Rule == "faults-unknown" {
+					got = append(got, d)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("want %d faults-unknown errors, got:\n%s", len(tt.want), diagStrings(ds))
+			}
+			for i, d := range got {
+				at := fmt.Sprintf("%s:%d: [S1 Faults] ", path, faultsLine)
+				if !strings.HasPrefix(d.String(), at) || !strings.Contains(d.Msg, tt.want[i]) || d.Severity != Error || !HasErrors(ds) {
+					t.Errorf("got %s, want an error at %s containing %q", d, at, tt.want[i])
+				}
+				// The fix names the phrases the compiler reads.
+				for _, phrase := range []string{"kill -9", "partition", "packet loss N%", "at T+30s", "```starlark nemesis"} {
+					if !strings.Contains(d.Fix, phrase) && !strings.Contains(d.Msg, "names no target") {
+						t.Errorf("fix does not name %q: %s", phrase, d.Fix)
+					}
 				}
 			}
 		})

@@ -212,6 +212,7 @@ func (l *linter) unit(u unit) {
 	l.budgets(u)
 	l.durations(u)
 	l.faultParams(u)
+	l.faultsUnknown(u)
 	l.model(u)
 }
 

@@ -170,7 +170,8 @@ func TestReplayReport(t *testing.T) {
 	}
 	outs := []ReplayOutcome{
 		{Scenario: "a", Original: "orig/a", Replay: "new/a", Reproduced: "yes, the same anomaly on the same keys",
-			Was: []string{"linearizable key=1"}, Now: []string{"linearizable key=1"}, Result: "invalid", Summary: "not linearizable"},
+			Was: []string{"linearizable key=1"}, Now: []string{"linearizable key=1"}, Result: "invalid", Summary: "not linearizable",
+			OriginalVerdict: "invalid: not linearizable on key 1 (anomalies: linearizable key=1)", ReplayVerdict: "invalid: not linearizable on key 1 (anomalies: linearizable key=1)"},
 		{Scenario: "b", Original: "orig/b", Replay: "new/b", Reproduced: "no (the replay did not run)", Result: "error", Summary: "the recorded script is gone"},
 	}
 	if err := writeReplayReport(sess, "orig", ReplayOptions{Libs: []string{"x=lib"}}, outs, exitFail); err != nil {
@@ -178,7 +179,8 @@ func TestReplayReport(t *testing.T) {
 	}
 	path := filepath.Join(sess.Dir, "findings", "report.md")
 	testfile.MustContain(t, path, "# Replay of orig", "## a: reproduced: yes, the same anomaly on the same keys",
-		"- Replay: `new/a`: linearizable key=1", "## b: reproduced: no (the replay did not run)",
+		"- Original: `orig/a`: invalid: not linearizable on key 1 (anomalies: linearizable key=1)",
+		"- Replay: `new/a`: invalid: not linearizable on key 1 (anomalies: linearizable key=1)", "## b: reproduced: no (the replay did not run)",
 		"- Replay: did not run: the recorded script is gone", "Replay again: `faultline replay orig`")
 	text, _ := os.ReadFile(path)
 	if strings.Contains(string(text), "new/b") {

@@ -101,7 +101,8 @@ func claimTraits(text string) (failover, anyQuorum bool) {
 // the run cannot establish stay unknown, so the audits say cannot-judge.
 func evidenceOf(spec unitSpec, r *interp.Result, nodes int) verdict.Evidence {
 	e := verdict.Evidence{Scenario: spec.ID, Attempted: true, Claims: spec.Claims, Budgets: spec.Budgets, Surfaces: spec.Surfaces}
-	e.Run = verdict.Run{Nodes: nodes, Topologies: 1, Duration: r.Summary.Duration, Ops: r.Summary.Invoked, OK: r.Summary.OK, Seeds: 1, Repetitions: 1, Scale: r.Scale}
+	e.Run = verdict.Run{Nodes: nodes, Topologies: 1, Duration: r.Summary.Duration, Ops: r.Summary.Invoked, OK: r.Summary.OK,
+		Unknown: max(0, r.Summary.Invoked-r.Summary.OK-r.Summary.Fail), Seeds: 1, Repetitions: 1, Scale: r.Scale}
 	consumed, dropped, keys := oracleCounts(r.Check)
 	e.Oracle = verdict.Oracle{Name: r.Check.Checker, Outcome: verdict.Outcome(r.Check.Valid), Summary: violation(r.Check).Summary,
 		Consumed: consumed, Dropped: dropped, Keys: keys}

@@ -86,6 +86,10 @@ type ReplayOutcome struct {
 	Now        []string `json:"replay_anomalies"`
 	Result     string   `json:"result"` // the replay's check: valid, invalid, unknown, error
 	Summary    string   `json:"summary"`
+	// OriginalVerdict and ReplayVerdict are each run's check as printed:
+	// verdict, summary and anomalies (runVerdict).
+	OriginalVerdict string `json:"original_verdict"`
+	ReplayVerdict   string `json:"replay_verdict"`
 }
 
 // Replay re-executes the recorded schedules of a session (the same
@@ -139,9 +143,11 @@ func Replay(ctx context.Context, o ReplayOptions) (*ReplayResult, error) {
 
 // replayOne replays one recorded run into sess and compares anomalies.
 func replayOne(ctx context.Context, t recorded, f ReplayOptions, libs map[string]string, sess *report.Session, stderr io.Writer) ReplayOutcome {
-	o := ReplayOutcome{Scenario: t.header.Scenario, Original: t.dir, Replay: sess.ArtifactDir(t.id), Was: check.Signature(t.orig), Result: "error"}
+	o := ReplayOutcome{Scenario: t.header.Scenario, Original: t.dir, Replay: sess.ArtifactDir(t.id), Was: check.Signature(t.orig), Result: "error",
+		OriginalVerdict: runVerdict(t.orig)}
 	fail := func(err error) ReplayOutcome {
 		o.Reproduced, o.Summary = "no (the replay did not run)", err.Error()
+		o.ReplayVerdict = "did not run: " + err.Error()
 		return o
 	}
 	res, err := runRecorded(ctx, t, t.events, o.Replay, f, libs, stderr)
@@ -149,18 +155,8 @@ func replayOne(ctx context.Context, t recorded, f ReplayOptions, libs map[string
 		return fail(err)
 	}
 	o.Result, o.Summary, o.Now = string(res.Check.Valid), res.Check.Summary, check.Signature(res.Check)
-	switch {
-	case len(o.Now) == 0:
-		o.Reproduced = "no"
-	case len(o.Was) == 0:
-		o.Reproduced = "a new anomaly (the original run found none)"
-	case slices.ContainsFunc(o.Now, func(s string) bool { return slices.Contains(o.Was, s) }):
-		o.Reproduced = "yes, the same anomaly on the same keys"
-	case sameClass(o.Now, anomalyClasses(o.Was)):
-		o.Reproduced = "yes, the same anomaly on other keys"
-	default:
-		o.Reproduced = "yes, a different anomaly"
-	}
+	o.ReplayVerdict = runVerdict(res.Check)
+	o.Reproduced = compareAnomalies(o.Was, o.Now).reproduced()
 	return o
 }
 
@@ -216,13 +212,12 @@ func writeReplayReport(sess *report.Session, original string, f ReplayOptions, o
 	}
 	for _, o := range outs {
 		fmt.Fprintf(&b, "\n## %s: reproduced: %s\n\n", o.Scenario, o.Reproduced)
-		fmt.Fprintf(&b, "- Original: `%s`: %s\n", o.Original, OrNone(o.Was))
+		fmt.Fprintf(&b, "- Original: `%s`: %s\n", o.Original, orNoneVerdict(o.OriginalVerdict, o.Was))
 		if o.Result == "error" {
 			fmt.Fprintf(&b, "- Replay: did not run: %s\n", o.Summary)
 			continue
 		}
-		fmt.Fprintf(&b, "- Replay: `%s`: %s\n", o.Replay, OrNone(o.Now))
-		fmt.Fprintf(&b, "- Replay check: %s: %s\n", o.Result, o.Summary)
+		fmt.Fprintf(&b, "- Replay: `%s`: %s\n", o.Replay, orNoneVerdict(o.ReplayVerdict, o.Now))
 	}
 	fmt.Fprintf(&b, "\nReplay again: `%s`\n", ReplayCommand(original, f.Nodes))
 	if err := os.WriteFile(filepath.Join(sess.Dir, "findings", "report.md"), []byte(b.String()), 0o644); err != nil {
@@ -294,6 +289,15 @@ func recordedLibs(h interp.ScheduleHeader, given map[string]string, stderr io.Wr
 		libs[u.Name] = u.Kept
 	}
 	return libs, nil
+}
+
+// orNoneVerdict is a run's verdict as recorded, or, for an outcome
+// written before verdicts were recorded, its anomalies.
+func orNoneVerdict(verdict string, anomalies []string) string {
+	if verdict != "" {
+		return verdict
+	}
+	return OrNone(anomalies)
 }
 
 // OrNone lists anomaly signatures, or says there was no anomaly.

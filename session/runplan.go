@@ -187,8 +187,9 @@ func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f
 // faults on the same nodes). Each re-run is a session artifact of its own,
 // cited in the finding.
 func rerun(ctx context.Context, sc *interp.Scenario, f Options, sess *report.Session, header report.Header, id, dir, file string,
-	pool *control.Pool, stderr io.Writer) verdict.Reruns {
+	pool *control.Pool, orig check.Result, stderr io.Writer) verdict.Reruns {
 	var out verdict.Reruns
+	was := check.Signature(orig)
 	var replay *interp.Replay
 	if _, events, err := interp.ReadSchedule(filepath.Join(dir, interp.ScheduleFile)); err == nil {
 		replay = &interp.Replay{Events: events}
@@ -216,12 +217,28 @@ func rerun(ctx context.Context, sc *interp.Scenario, f Options, sess *report.Ses
 			out.Runs = append(out.Runs, fmt.Sprintf("artifacts/%s: the re-run failed: %v", name, err))
 		case again.Check.Valid == check.Invalid:
 			out.Reproduced++
-			out.Runs = append(out.Runs, fmt.Sprintf("artifacts/%s: invalid again: %s", name, violation(again.Check).Summary))
+			out.Runs = append(out.Runs, rerunLine(name, was, again.Check, &out))
 		default:
 			out.Runs = append(out.Runs, fmt.Sprintf("artifacts/%s: %s: %s", name, again.Check.Valid, again.Check.Summary))
 		}
 	}
 	return out
+}
+
+// rerunLine says what an invalid re-run found, measured against the
+// original's anomalies (was): the same violation again, or a violation
+// again but a different one, which it counts in r.Different.
+func rerunLine(name string, was []string, again check.Result, r *verdict.Reruns) string {
+	now := check.Signature(again)
+	summary := violation(again).Summary
+	switch compareAnomalies(was, now) {
+	case matchSame:
+		return fmt.Sprintf("artifacts/%s: invalid again: %s", name, summary)
+	case matchSameClass:
+		return fmt.Sprintf("artifacts/%s: invalid again, the same anomaly on other keys (%s; the original: %s): %s", name, OrNone(now), OrNone(was), summary)
+	}
+	r.Different++
+	return fmt.Sprintf("artifacts/%s: a violation again, a different one (%s; the original: %s): %s", name, OrNone(now), OrNone(was), summary)
 }
 
 // sensitivity runs the checker-sensitivity audit on a green result: the

@@ -98,7 +98,7 @@ func (r *Result) writePlanText(w io.Writer) {
 func (r *ReplayResult) WriteText(w io.Writer) {
 	for _, o := range r.Scenarios {
 		fmt.Fprintf(w, "%s: reproduced: %s\n  original %s: %s\n  replay   %s: %s\n", o.Scenario, o.Reproduced,
-			o.Original, OrNone(o.Was), o.Replay, OrNone(o.Now))
+			o.Original, orNoneVerdict(o.OriginalVerdict, o.Was), o.Replay, orNoneVerdict(o.ReplayVerdict, o.Now))
 	}
 	fmt.Fprintf(w, "session: %s\n", r.SessionDir)
 	writeWhere(w, r.SessionDir)

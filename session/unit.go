@@ -113,7 +113,7 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 				sf.Seed, ev.Sensitivity.Checked, ev.Sensitivity.Caught, len(ev.Sensitivity.Escaped)), header)
 		case check.Invalid:
 			if ev.Oracle.Misfit == "" {
-				ev.Reruns = rerun(ctx, u.sc, sf, sess, header, id, dir, u.file, pool, stderr)
+				ev.Reruns = rerun(ctx, u.sc, sf, sess, header, id, dir, u.file, pool, res.Check, stderr)
 			}
 			// The finding cites both runs: the original first.
 			ev.Reruns.Runs = append([]string{fmt.Sprintf("artifacts/%s: the original run: %s (seed %d)",
@@ -174,7 +174,7 @@ func mergeSeeds(evs []verdict.Evidence) verdict.Evidence {
 	}
 	m := evs[lead]
 	m.Run.Seeds, m.Run.Repetitions = len(evs), len(evs)
-	m.Run.Ops, m.Run.OK, m.Run.Duration = 0, 0, 0
+	m.Run.Ops, m.Run.OK, m.Run.Unknown, m.Run.Duration = 0, 0, 0, 0
 	m.Oracle.Consumed, m.Oracle.Dropped = 0, 0
 	m.Faults = nil
 	m.Sensitivity = verdict.Sensitivity{}
@@ -183,6 +183,7 @@ func mergeSeeds(evs []verdict.Evidence) verdict.Evidence {
 	for i, e := range evs {
 		m.Run.Ops += e.Run.Ops
 		m.Run.OK += e.Run.OK
+		m.Run.Unknown += e.Run.Unknown
 		m.Run.Duration += e.Run.Duration
 		m.Oracle.Consumed += e.Oracle.Consumed
 		m.Oracle.Dropped += e.Oracle.Dropped

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/gen"
+	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/verdict"
 )
 
@@ -51,6 +53,13 @@ func TestMergeSeeds(t *testing.T) {
 	}
 	if d := verdict.Decide(m); d.Verdict != verdict.InconclusiveFaultNotProven {
 		t.Errorf("a fault of seed 2 did not land: verdict %s, want %s", d.Verdict, verdict.InconclusiveFaultNotProven)
+	}
+	// Ops of unknown outcome add up across seeds: none counts as load.
+	a, b := run(verdict.Valid, 100, true), run(verdict.Valid, 50, true)
+	a.Run.OK, a.Run.Unknown = 10, 90
+	b.Run.OK, b.Run.Unknown = 5, 45
+	if m := mergeSeeds([]verdict.Evidence{a, b}); m.Run.Unknown != 135 || m.Run.Known() != 15 {
+		t.Errorf("merged unknown ops: %+v", m.Run)
 	}
 	m = mergeSeeds([]verdict.Evidence{run(verdict.Valid, 100, true), run(verdict.Invalid, 50, true)})
 	if m.Oracle.Outcome != verdict.Invalid {
@@ -132,5 +141,15 @@ func TestArtifactName(t *testing.T) {
 	f := Options{Seed: 42, Tier: "hardening"}
 	if got := planReproduce("p.md", "S1", 43, f); !strings.Contains(got, "--seed 43 ") {
 		t.Errorf("planReproduce = %q, want the failing seed 43", got)
+	}
+}
+
+// The evidence of a run counts the ops whose outcome is unknown (info, or
+// never completed) apart: RF1 and the op floors count only known ones.
+func TestEvidenceUnknownOps(t *testing.T) {
+	r := &interp.Result{Summary: gen.Summary{Invoked: 3481, OK: 60, Fail: 10, Info: 3400, Duration: time.Minute}}
+	e := evidenceOf(unitSpec{ID: "S1"}, r, 3)
+	if e.Run.Ops != 3481 || e.Run.OK != 60 || e.Run.Unknown != 3411 || e.Run.Known() != 70 {
+		t.Fatalf("run %+v", e.Run)
 	}
 }

@@ -85,6 +85,25 @@ func TestAuditItems(t *testing.T) {
 		{"SA1", "oracle failed", hardening, func(e *Evidence) { e.Sensitivity = Sensitivity{}; e.Oracle.Outcome = Invalid }, NA, "oracle did not pass"},
 		{"RF1", "a window below target", hardening, func(e *Evidence) { e.Load.Lowest = 90 }, Failed, "90.0 ops/s < target 150.0"},
 		{"RF1", "no ops", hardening, func(e *Evidence) { e.Run.Ops = 0 }, Failed, "no client ops issued"},
+		// Item 8 of issue 27: 98% of ops ended info. They may or may not
+		// have happened, so they are no load, and the finding says what to
+		// change.
+		{"RF1", "mostly info", hardening, func(e *Evidence) {
+			e.Load = Load{}
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 3481, 60, 3411
+		}, Failed, "70 of 3481 ops had a known outcome (ok or fail); 3411 ended info or never completed"},
+		{"RF1", "mostly info says what to change", hardening, func(e *Evidence) {
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 3481, 60, 3411
+		}, Failed, "3411 ended info or never completed"},
+		{"RF1", "half known is load", hardening, func(e *Evidence) {
+			e.Load = Load{}
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 1000, 500, 500
+		}, Pass, "500 of 1000 ops had a known outcome (ok or fail) over 12m0s (0.7 ops/s)"},
+		{"RF1", "just under half known", hardening, func(e *Evidence) { e.Run.Ops, e.Run.OK, e.Run.Unknown = 1000, 499, 501 }, Failed, "499 of 1000 ops had a known outcome"},
+		{"RF1", "failed ops are a known outcome", hardening, func(e *Evidence) {
+			e.Load = Load{}
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 1000, 200, 100
+		}, Pass, "900 of 1000 ops had a known outcome"},
 		{"RF1", "no rate declared", hardening, func(e *Evidence) { e.Load = Load{} }, Pass, "the plan states no rate"},
 		{"RF1", "nothing completed ok", hardening, func(e *Evidence) { e.Run.OK = 0 }, Failed, "none completed ok"},
 		{"RF1", "a function that never succeeded is noted, not failed", hardening, func(e *Evidence) { e.Load.NeverOK = []string{"cas"} }, Pass, "never completed ok: cas (load evidence, not an anomaly)"},
@@ -229,18 +248,30 @@ func TestAuditItems(t *testing.T) {
 		{"WO5", "kinds unrecorded", hardening, func(e *Evidence) { e.Oracle.Kinds = nil }, CannotJudge, ""},
 
 		// WO6 short runs
-		{"WO6", "long enough", hardening, nil, Pass, "hardening tier: ran 12m0s of 10m0s, checked 20000 of 20000 ops"},
+		{"WO6", "long enough", hardening, nil, Pass, "hardening tier: ran 12m0s of 10m0s, checked 20000 ops with a known outcome, 20000 needed (21000 of 21000 issued had one)"},
 		{"WO6", "smoke run short of smoke", smoke, func(e *Evidence) { e.Run.Duration = time.Minute }, Failed, "smoke tier: ran 1m0s of 2m0s"},
 		{"WO6", "history-checked hardening defaults to 10k ops", hardening, func(e *Evidence) {
 			e.Budgets[TierHardening] = TierRequirement{Seeds: 3}
 			e.Run.Ops, e.Oracle.Consumed = 9_000, 8_000
-		}, Failed, "checked 8000 of 10000 ops"},
+		}, Failed, "checked 8000 ops with a known outcome, 10000 needed"},
 		// Item 6 of the honesty issue: the floor counts the ops the checker
 		// consumed; 10,500 issued with 9,000 consumed is short of 10k.
 		{"WO6", "issued ops above the floor, consumed below", hardening, func(e *Evidence) {
 			e.Budgets[TierHardening] = TierRequirement{Seeds: 3}
 			e.Run.Ops, e.Oracle.Consumed, e.Oracle.Dropped = 10_500, 9_000, 1_500
-		}, Failed, "checked 9000 of 10000 ops"},
+		}, Failed, "checked 9000 ops with a known outcome, 10000 needed"},
+		// Item 8 of issue 27: "checked 2332 of 300 ops" with 98% of ops
+		// info. Ops of unknown outcome count toward no floor.
+		{"WO6", "mostly info is short of the floor", smoke, func(e *Evidence) {
+			e.Budgets[TierSmoke] = TierRequirement{Ops: 300}
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 3481, 70, 3411
+			e.Oracle.Consumed, e.Oracle.Dropped = 2332, 1149
+		}, Failed, "checked 0 ops with a known outcome, 300 needed (70 of 3481 issued had one), 3411 ended info or never completed and count toward no floor (fix:"},
+		{"WO6", "some info still meets the floor", smoke, func(e *Evidence) {
+			e.Budgets[TierSmoke] = TierRequirement{Ops: 300}
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 1000, 800, 100
+			e.Oracle.Consumed, e.Oracle.Dropped = 900, 100
+		}, Pass, "checked 800 ops with a known outcome, 300 needed (900 of 1000 issued had one)"},
 		{"WO6", "tier declares no floor", nonSerious, func(e *Evidence) { e.Budgets[TierHardening] = TierRequirement{Seeds: 3} }, CannotJudge, "declares neither duration nor op count"},
 
 		// WO7 symmetric partitions only
@@ -316,6 +347,9 @@ func TestAuditItems(t *testing.T) {
 			}
 			if it.Evidence == "" {
 				t.Error("empty evidence")
+			}
+			if tt.name == "mostly info says what to change" && !strings.Contains(it.Fix, "timeout longer") {
+				t.Errorf("RF1 fix %q does not say to lengthen the client's timeout", it.Fix)
 			}
 		})
 		if covered[tt.id] == nil {

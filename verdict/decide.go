@@ -120,6 +120,14 @@ func failVerdict(e *Evidence) (Verdict, []string) {
 	why := "oracle violation" + suffix(e.Oracle.Summary)
 	r := e.Reruns
 	switch {
+	case r.Reproduced > 0 && r.Different >= r.Reproduced:
+		// Wrong again every time, but never the same way: reproducible
+		// as a violation, and the reasons say it was a different one.
+		return FailReproducible, append([]string{why, fmt.Sprintf("reproducible: a violation again in %d of %d re-runs with the same seed, configuration and fault sequence, a different one: the original anomaly did not recur",
+			r.Reproduced, r.Attempted)}, r.Runs...)
+	case r.Reproduced > 0 && r.Different > 0:
+		return FailReproducible, append([]string{why, fmt.Sprintf("reproduced in %d of %d re-runs with the same seed, configuration and fault sequence; %d more found a violation again, a different one",
+			r.Reproduced-r.Different, r.Attempted, r.Different)}, r.Runs...)
 	case r.Reproduced > 0:
 		return FailReproducible, append([]string{why, fmt.Sprintf("reproduced in %d of %d re-runs with the same seed, configuration and fault sequence", r.Reproduced, r.Attempted)}, r.Runs...)
 	case r.Attempted == 0:

@@ -32,6 +32,15 @@ func TestDecideTree(t *testing.T) {
 			e.Oracle.Outcome, e.Oracle.Summary = Invalid, "lost ack of write 17"
 			e.Reruns = Reruns{Attempted: 3, Reproduced: 2}
 		}, FailReproducible, "reproduced in 2 of 3 re-runs"},
+		// Item 12 of issue 27: a re-run that finds another violation says so.
+		{"violation again, a different one", hardening, func(e *Evidence) {
+			e.Oracle.Outcome = Invalid
+			e.Reruns = Reruns{Attempted: 1, Reproduced: 1, Different: 1, Runs: []string{"artifacts/S1-rerun1: a violation again, a different one (G-single; the original: G1c)"}}
+		}, FailReproducible, "reproducible: a violation again in 1 of 1 re-runs with the same seed, configuration and fault sequence, a different one"},
+		{"same and different violations", hardening, func(e *Evidence) {
+			e.Oracle.Outcome = Invalid
+			e.Reruns = Reruns{Attempted: 3, Reproduced: 2, Different: 1}
+		}, FailReproducible, "reproduced in 1 of 3 re-runs with the same seed, configuration and fault sequence; 1 more found a violation again, a different one"},
 		{"violation not reproduced", hardening, func(e *Evidence) {
 			e.Oracle.Outcome = Invalid
 			e.Reruns = Reruns{Attempted: 5}
@@ -167,6 +176,12 @@ func TestDecideGates(t *testing.T) {
 		{"no tier met is an open red flag", hardening, func(e *Evidence) { e.Run.Nodes = 1 }, PartialSurface, TierNone, "RF6 Duration met the claimed tier fail"},
 		{"no tier declared is an open red flag", smoke, func(e *Evidence) { e.Budgets = nil }, PartialSurface, TierNone, "no budget tier declared"},
 		{"smoke PASS stands at smoke", smoke, func(*Evidence) {}, PassSmoke, TierSmoke, "tier met: smoke"},
+		// Item 8 of issue 27: a run whose ops mostly ended info reaches no
+		// PASS on op count, however many were issued.
+		{"mostly info reaches no PASS", smoke, func(e *Evidence) {
+			e.Run.Ops, e.Run.OK, e.Run.Unknown = 3481, 70, 3411
+			e.Oracle.Consumed, e.Oracle.Dropped = 2332, 1149
+		}, PartialSurface, TierNone, "70 of 3481 ops had a known outcome"},
 
 		{"one seed at a one-seed hardening tier", hardening, func(e *Evidence) {
 			e.Budgets[TierHardening] = TierRequirement{Faults: 2, Seeds: 1}

@@ -176,9 +176,14 @@ func (o *Oracle) ran() bool { return o.Outcome != "" }
 // Reruns records re-runs of a violating run with the same seed, configuration
 // and fault sequence.
 type Reruns struct {
-	Attempted  int      `json:"attempted"`
-	Reproduced int      `json:"reproduced"`
-	Runs       []string `json:"runs,omitempty"` // each re-run: where it is and what it found
+	Attempted int `json:"attempted"`
+	// Reproduced counts the re-runs that found a violation again.
+	Reproduced int `json:"reproduced"`
+	// Different counts those of them whose violation was not the
+	// original's (another anomaly class, check.Signature): the run is
+	// reproducibly wrong, but what it shows changed.
+	Different int      `json:"different,omitempty"`
+	Runs      []string `json:"runs,omitempty"` // each re-run: where it is and what it found
 }
 
 // HistoryQuality says whether the recorded history carries what a checker
@@ -194,18 +199,32 @@ type HistoryQuality struct {
 
 // Run is what the run measured about itself, for tier gating and audits.
 type Run struct {
-	Nodes       int           `json:"nodes"`
-	Topologies  int           `json:"topologies"` // distinct cluster topologies run
-	Duration    time.Duration `json:"duration"`   // workload time, summed over seeds and repetitions
-	Ops         int64         `json:"ops"`        // client ops issued (invocations)
-	OK          int64         `json:"ok"`         // client ops that completed ok
-	Seeds       int           `json:"seeds"`      // distinct seeds run
-	Repetitions int           `json:"repetitions"`
+	Nodes      int           `json:"nodes"`
+	Topologies int           `json:"topologies"` // distinct cluster topologies run
+	Duration   time.Duration `json:"duration"`   // workload time, summed over seeds and repetitions
+	Ops        int64         `json:"ops"`        // client ops issued (invocations)
+	OK         int64         `json:"ok"`         // client ops that completed ok
+	// Unknown counts the client ops issued whose outcome is unknown: they
+	// ended info (a timeout, a lost connection) or never completed. Such an
+	// op may or may not have happened, so it is no load and counts toward no
+	// op floor. Older evidence without it reads as every outcome known.
+	Unknown     int64 `json:"unknown,omitempty"`
+	Seeds       int   `json:"seeds"` // distinct seeds run
+	Repetitions int   `json:"repetitions"`
 	// Scale is how many times slower than the controller the nodes ran, as
 	// budgets allow for it (capped); op floors are divided by it. 0 or 1:
 	// as fast as the controller.
 	Scale float64 `json:"scale,omitempty"`
 }
+
+// Known is how many client ops issued had a known outcome: ok or fail.
+func (r Run) Known() int64 { return max(0, r.Ops-max(0, r.Unknown)) }
+
+// MinKnownShare is the least share of issued ops that must have a known
+// outcome for the run's load to count. Faults make some ops time out (a
+// partitioned minority, a killed leader until failover), but a run most of
+// whose ops got no answer measured the client's timeouts, not the system.
+const MinKnownShare = 0.5
 
 // Load is the throughput the run sustained against the plan's expectation.
 type Load struct {
@@ -426,11 +445,20 @@ func (e *Evidence) measured() Measured {
 	return Measured{Nodes: r.Nodes, Duration: r.Duration, Ops: e.checkedOps(), Faults: e.landedFaults(), Seeds: r.Seeds, Repetitions: r.Repetitions, Scale: r.Scale}
 }
 
-// checkedOps is how many ops count toward an op floor: those the oracle
-// consumed, never more than were issued; none when it did not run.
+// checkedOps is how many ops count toward an op floor: ops the oracle
+// consumed (an op it never saw is no evidence, however many were issued)
+// whose outcome is known (ok or fail: an info op may or may not have
+// happened, so it is no load). Which consumed ops ended info is not
+// recorded, so every unknown op is taken to be among them: the count may
+// fall short, never run over. None when the oracle did not run.
 func (e *Evidence) checkedOps() int64 {
-	if !e.Oracle.ran() {
+	o, r := &e.Oracle, e.Run
+	if !o.ran() {
 		return 0
 	}
-	return min(e.Oracle.Consumed, e.Run.Ops)
+	consumed := o.Consumed
+	if r.Ops > 0 {
+		consumed = min(consumed, r.Ops)
+	}
+	return max(0, consumed-max(0, r.Unknown))
 }

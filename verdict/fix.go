@@ -110,6 +110,8 @@ func (a *auditor) fixLoad(Status) string {
 		return "make the workload issue ops: check the generator yields client ops for the whole duration and that the client connects (artifacts/<ID>/history.jsonl shows each op's error)"
 	case r.OK <= 0:
 		return "make the client's ops succeed on the healthy system: the fail and info ops in artifacts/<ID>/history.jsonl say why (wrong address, port, credentials or protocol)"
+	case float64(r.Known()) < MinKnownShare*float64(r.Ops):
+		return "give the client's ops a timeout longer than the system takes to answer under faults, and report a definite refusal (connection refused, not leader, a rejected write) as fail, not info (an error raised before the request was sent is a definite fail)"
 	case l.Target > 0 && (l.Windows > 0 || r.Duration > 0):
 		return fmt.Sprintf("sustain %.1f ops/s in every window (more concurrency, a shorter stagger, nodes with headroom), or state the rate this system sustains in the plan", l.Target)
 	}

@@ -37,7 +37,11 @@ func (a *auditor) load() (Status, string) {
 	if r.OK <= 0 {
 		return Failed, fmt.Sprintf("%d client ops issued, none completed ok: the system did no work the oracle could vouch for", r.Ops)
 	}
-	avg := rate(r.Ops, r.Duration.Seconds())
+	if known := r.Known(); float64(known) < MinKnownShare*float64(r.Ops) {
+		return Failed, fmt.Sprintf("%s; %d ended info or never completed, so most of the load never happened as far as anyone can tell "+
+			"(at least %.0f%% of ops need a known outcome)", knownText(r), r.Ops-known, MinKnownShare*100)
+	}
+	avg := rate(r.Known(), r.Duration.Seconds())
 	never := ""
 	if len(l.NeverOK) > 0 {
 		never = "; never completed ok: " + strings.Join(l.NeverOK, ", ") + " (load evidence, not an anomaly)"
@@ -51,17 +55,22 @@ func (a *auditor) sustained(avg float64) (Status, string) {
 	r, l := a.e.Run, a.e.Load
 	switch {
 	case l.Target <= 0:
-		return Pass, fmt.Sprintf("%d ops issued over %s (%.1f ops/s); the plan states no rate to sustain", r.Ops, r.Duration, avg)
+		return Pass, fmt.Sprintf("%s over %s (%.1f ops/s); the plan states no rate to sustain", knownText(r), r.Duration, avg)
 	case l.Windows > 0 && l.Lowest >= l.Target:
 		return Pass, fmt.Sprintf("lowest of %d windows %.1f ops/s ≥ target %.1f ops/s", l.Windows, l.Lowest, l.Target)
 	case l.Windows > 0:
 		return Failed, fmt.Sprintf("lowest of %d windows %.1f ops/s < target %.1f ops/s", l.Windows, l.Lowest, l.Target)
 	case r.Duration <= 0:
-		return CannotJudge, fmt.Sprintf("%d ops issued, but neither duration nor a per-window series was measured", r.Ops)
+		return CannotJudge, fmt.Sprintf("%s, but neither duration nor a per-window series was measured", knownText(r))
 	case avg < l.Target:
 		return Failed, fmt.Sprintf("average %.1f ops/s < target %.1f ops/s", avg, l.Target)
 	}
 	return CannotJudge, fmt.Sprintf("average %.1f ops/s ≥ target %.1f ops/s, but no per-window series shows it was sustained", avg, l.Target)
+}
+
+// knownText says how many of the ops issued had a known outcome.
+func knownText(r Run) string {
+	return fmt.Sprintf("%d of %d ops had a known outcome (ok or fail)", r.Known(), r.Ops)
 }
 
 // oracleRan: the oracle decided and accounts for every op issued.

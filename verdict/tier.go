@@ -55,8 +55,8 @@ type TierRequirement struct {
 type Measured struct {
 	Nodes       int
 	Duration    time.Duration
-	Ops         int64
-	Faults      int // faults whose landing evidence was seen, not merely injected
+	Ops         int64 // ops with a known outcome (ok or fail) the oracle saw: an info op is no load
+	Faults      int   // faults whose landing evidence was seen, not merely injected
 	Seeds       int
 	Repetitions int
 	Scale       float64 // the nodes' slowdown as budgets allow it (Run.Scale)

@@ -132,9 +132,13 @@ func (a *auditor) shortRun() (Status, string) {
 		}
 	}
 	if ops > 0 {
-		ev = append(ev, fmt.Sprintf("checked %d of %d ops", a.e.checkedOps(), ops))
-		if a.e.checkedOps() < ops {
+		checked := a.e.checkedOps()
+		ev = append(ev, fmt.Sprintf("checked %d ops with a known outcome, %d needed (%d of %d issued had one)", checked, ops, run.Known(), run.Ops))
+		if checked < ops {
 			st = Failed
+			if run.Unknown > 0 {
+				ev = append(ev, fmt.Sprintf("%d ended info or never completed and count toward no floor (fix: run longer, or make fewer ops time out: a longer client timeout, and definite refusals reported as fail)", run.Unknown))
+			}
 		}
 	}
 	return st, fmt.Sprintf("%s tier: %s", a.claimed, strings.Join(ev, ", "))

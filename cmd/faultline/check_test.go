@@ -184,3 +184,37 @@ func TestCheckMemoryBudget(t *testing.T) {
 		t.Errorf("--memory lots: exit %d, want %d naming the flag\n%s", code, exitUsage, stderr)
 	}
 }
+
+// A history that holds no client op asks nothing, so it proves nothing:
+// faultline check answers unknown (exit 2) and says the history holds no
+// ops, in every format and for every model (the register models answered
+// VALID, exit 0).
+func TestCheckEmptyHistoryIsUnknown(t *testing.T) {
+	files := map[string]string{
+		"empty.jsonl":    "",
+		"empty.edn":      "",
+		"vector.edn":     "[]\n",
+		"nemesis.edn":    "{:process :nemesis :type :info :f :start-partition :value nil}\n{:process :nemesis :type :info :f :start-partition :value :majority}\n",
+		"comments.edn":   "; nothing was recorded\n",
+		"blank.jsonl":    "\n\n",
+		"jepsen.log":     "",
+		"only-nem.jsonl": `{"process":"nemesis","type":"info","f":"kill","value":null}` + "\n",
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, model := range []string{"register", "cas-register", "kv", "list-append", "set", "bank"} {
+		for name := range files {
+			t.Run(model+"/"+name, func(t *testing.T) {
+				code, stdout, stderr := runCLI(t, "check", "--model", model, name)
+				if code != exitUnknown || !strings.Contains(stdout, "UNKNOWN") || !strings.Contains(stdout, "the history holds no") {
+					t.Fatalf("exit %d, want %d and 'the history holds no ops':\n%s%s", code, exitUnknown, stdout, stderr)
+				}
+			})
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -126,6 +127,13 @@ func TestPrintedCommandsRun(t *testing.T) {
 	code, stdout, stderr = runCLI(t, replay[1:]...)
 	if code != exitFail || !strings.Contains(stdout, "stale: reproduced: yes") {
 		t.Fatalf("replay: exit %d, want %d and the anomaly reproduced\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	// Each run is named by its verdict, not by its checker's name alone
+	// ("original: linearizable / replay: linearizable" for two invalid runs).
+	for _, which := range []string{"original", "replay  "} {
+		if !regexp.MustCompile(`(?m)^  ` + which + ` \S+: invalid: `).MatchString(stdout) {
+			t.Errorf("replay output does not give the %s run's verdict:\n%s", strings.TrimSpace(which), stdout)
+		}
 	}
 	replays, _ := filepath.Glob(filepath.Join(filepath.Dir(first.SessionDir), "*-replay"))
 	if len(replays) != 1 {

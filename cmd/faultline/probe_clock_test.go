@@ -66,6 +66,26 @@ func TestLintClockNetemParams(t *testing.T) {
 	}
 }
 
+// A Faults clause the compiler cannot read fails lint at its line, naming
+// the phrases it does read; before, lint said "ok to run" and the run had no
+// nemesis. The same plan with a fault the compiler reads lints ok.
+func TestLintUnknownFaultPhrase(t *testing.T) {
+	plan, at := clockPlan(t, "partition isolating one node at T+1s for 2s; bitflip the WAL of one node at T+4s")
+	code, stdout, _ := runCLI(t, "lint", plan)
+	want := at + `: [S1 Faults] fault phrase "bitflip the WAL of one node at T+4s" is not in the vocabulary`
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "kill (kill -9, SIGKILL, hard kill, crash)") || strings.Contains(stdout, "ok to run") {
+		t.Errorf("lint output lacks %q and the phrases:\n%s", want, stdout)
+	}
+	if code != exitRejected {
+		t.Errorf("exit %d, want %d", code, exitRejected)
+	}
+	plan, _ = clockPlan(t, "partition isolating one node at T+1s for 2s; kill -9 of one node at T+4s, restart after 2s")
+	suite := filepath.Join("..", "..", "examples", "demo", "faultline.star")
+	if code, stdout, stderr := runCLI(t, "lint", plan, "--suite", suite); code != exitOK || !strings.Contains(stdout, "ok to run") {
+		t.Errorf("a plan of known faults: exit %d:\n%s%s", code, stdout, stderr)
+	}
+}
+
 // A run of a clock plan on --local nodes refuses the scenario before it
 // starts (INCONCLUSIVE-env), and the session log's matrix says why.
 func TestRunClockPlanLocalRefusedUpFront(t *testing.T) {
