@@ -74,9 +74,9 @@ type Result struct {
 	// DBLeftRunning: the db was set up and, as asked, not torn down.
 	DBLeftRunning bool
 	Summary       gen.Summary
-	Check       check.Result
-	HistoryPath string
-	Ops         []history.Op
+	Check         check.Result
+	HistoryPath   string
+	Ops           []history.Op
 	// Problems are reasons the run cannot count as a pass whatever the
 	// checker says: too little load, an interrupted run, faults that did
 	// not show their landing evidence or could not be healed.
