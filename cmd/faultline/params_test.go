@@ -64,6 +64,18 @@ func TestRunParams(t *testing.T) {
 		t.Errorf("replay: exit %d, want 1 (the same anomaly, loaded with the same params)\n%s\n%s", code, stdout, stderr)
 	}
 
+	code, stdout, stderr = runCLI(t, "reduce", dir)
+	if code != exitOK || !strings.Contains(stdout+stderr, "reproduced 1 of 1") {
+		t.Errorf("reduce: exit %d, want 0 with the anomaly reproduced\n%s\n%s", code, stdout, stderr)
+	}
+	reduced, _ := filepath.Glob(filepath.Join(out, "params", "*-reduce", "artifacts", "planted", interp.ScheduleFile))
+	if len(reduced) != 1 {
+		t.Fatalf("reduced schedules %v, want one", reduced)
+	}
+	if h, _, err := interp.ReadSchedule(reduced[0]); err != nil || h.Params["stale"] != "0.2" {
+		t.Errorf("the reduced schedule's params = %v (%v), want the original's", h.Params, err)
+	}
+
 	// Without -p the defaults apply: the correct register passes.
 	code, stdout, stderr = runCLI(t, "run", script, "--seed", "4", "--out", t.TempDir())
 	if code != exitOK || !clitest.HasRow(stdout, "plain", "PASS-smoke") {
@@ -185,5 +197,29 @@ func TestWorstExitCode(t *testing.T) {
 		if got := session.WorstExitCode(tc.codes); got != tc.want {
 			t.Errorf("WorstExitCode(%v) = %d, want %d", tc.codes, got, tc.want)
 		}
+	}
+}
+
+// TestRunPlanParams: a plan's -p values reach the suite its compiled
+// scenarios load; a -p the suite never reads stops the session as a
+// usage error.
+func TestRunPlanParams(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "suite.star")
+	if err := os.WriteFile(suite, []byte(`suite = struct(
+    nodes = ["n1", "n2", "n3"],
+    db = None,
+    client = client.register(stale_reads = param("stale", 0.0)),
+)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join("..", "..", "examples", "inprocess", "plan.md")
+	code, stdout, stderr := runCLI(t, "run", plan, "--suite", suite, "--scenario", "S1", "-p", "stale=0.3", "--yes", "--seed", "5", "--out", t.TempDir())
+	if code != exitFail || !clitest.HasRow(stdout, "S1", "FAIL-reproducible") {
+		t.Errorf("-p stale=0.3: exit %d, want 1 with S1 FAIL-reproducible (the planted bug)\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "run", plan, "--suite", suite, "--scenario", "S1", "-p", "stail=0.3", "--yes", "--out", t.TempDir())
+	if code != exitUsage || !strings.Contains(stderr, "-p stail: the script never reads") {
+		t.Errorf("-p stail: exit %d, want %d naming it\n%s\n%s", code, exitUsage, stdout, stderr)
 	}
 }
