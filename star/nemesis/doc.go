@@ -86,6 +86,14 @@ func init() {
 				star.Param{Name: "offset", Default: "0", Doc: "the byte offset"}, star.Param{Name: "bit", Default: "0", Doc: "the bit (0..7)"}),
 			Returns: pkg},
 		star.FuncDoc{Name: "compose", Summary: "Every package's faults at their own times (they may overlap), with one final heal.",
+			Doc: "Faults that act on the same thing never overlap, so composed faults cannot undo or refuse one another: a kill or " +
+				"pause due while another kill or pause holds the nodes' process waits for its restart or resume; a partition due while " +
+				"one is in effect waits for its heal (a node never carries two grudges); bandwidth, delay and netem share one qdisc and " +
+				"take turns; a fault never overlaps itself. The waiting fault is injected at the other's heal, held for its whole hold, " +
+				"and its later repeats keep their interval from its own heal; one pushed past the end of the load never fires, and the " +
+				"run lists it as scheduled but not injected. Faults on different things (a partition and a kill, loss and a pause) " +
+				"overlap as scheduled. This holds for packages built from fault cycles (every builder here, and nemesis.fault); a " +
+				"custom generator's ops run as given.",
 			Params: []star.Param{{Name: "nemeses", Doc: "a list of nemesis packages or generators"}}, Returns: pkg},
 		star.FuncDoc{Name: "heal", Summary: "A generator of one heal op: ends every fault in effect.", Returns: "a generator"},
 		star.FuncDoc{Name: "fault", Summary: "A fault written in Starlark, registered beside the built-in ones.",
