@@ -31,7 +31,14 @@ func init() {
 	star.Describe("nemesis", "Faults: each builder returns a nemesis package, a schedule of fault cycles (wait, inject, hold, heal) and a final heal.",
 		"Give one as scenario(nemesis = ...), or a dict of them keyed by tier. Every cycle takes start (the first fault), interval "+
 			"(the wait after each heal), hold (how long a fault stays) and repeat (False: once, at start). Each fault is read back on "+
-			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.")
+			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.\n\n"+
+			"The schedule runs on the load's time: no fault is injected after the budget's duration, and a fault injected before it is "+
+			"held for its whole hold and healed even past it. After the nemesis's last step the load always runs on for the recovery "+
+			"tail, a tenth of the duration (at least 5s, at most 1m; longer on nodes that run slower than the controller), on the "+
+			"healed system, so the run can judge recovery (RF8: the second half of that stretch against the load before the first "+
+			"fault). A schedule that already ends that long before the load does costs nothing; with repeat = True it usually does "+
+			"not, and the run goes on past its duration by what is missing. The run marks the tail as the phase \"recovery\" in "+
+			"schedule.jsonl and says in the session log how long it was.")
 	pkg := "a nemesis package"
 	star.Document("nemesis",
 		star.FuncDoc{Name: "partition", Summary: "Network partitions, on every node's firewall.",
