@@ -85,6 +85,15 @@ type Result struct {
 	// effect: never issued, failed, never completed.
 	Scheduled []nemesis.Planned
 	Missed    []nemesis.Miss
+	// Quiet is the load the run keeps after its nemesis's last step
+	// (nemesis.RecoveryTail, stretched on slow nodes), so recovery after
+	// the last heal can be measured (RF8); QuietFrom is when that step
+	// completed (ns since the run started, -1 when the nemesis took none),
+	// marked "recovery" in the schedule; QuietNote says so in words, for
+	// the session log.
+	Quiet     time.Duration
+	QuietFrom int64
+	QuietNote string
 	// Interrupted: the run was cancelled (Ctrl-C, a hard stop) before its
 	// budget ended, so the history is a prefix of the planned run.
 	Interrupted bool
@@ -133,8 +142,14 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc, Scale: 1,
 		Virtual: s.Time == "virtual" || (s.Time == "auto" && s.Client.Simulated() && !o.Realtime)}
+	r.QuietFrom = -1
 	if s.Nemesis != nil && o.Replay == nil {
 		r.Scheduled = s.Nemesis.Planned(b.Duration)
+		r.Quiet = nemesis.RecoveryTail(b.Duration)
+		if !r.Virtual && o.Pool != nil {
+			// A slow node settles slowly too.
+			r.Quiet = o.Pool.ScaleTimeout(r.Quiet)
+		}
 	}
 	if s.Nemesis != nil {
 		if o.Pool == nil {
@@ -205,8 +220,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		if s.Nemesis != nil {
 			// The load runs its time on the schedule's clock, which stands
 			// still while a fault is being applied: on slow nodes every fault
-			// still lands under load, with the plan's spacing around it.
-			g = gen.Alongside(b.Duration, g, gen.Nemesis(s.Nemesis.Within(b.Duration)))
+			// still lands under load, with the plan's spacing around it; and
+			// the load runs on for r.Quiet after the nemesis's last step, so
+			// the run ends on a healed system whose recovery RF8 can measure.
+			g = gen.Alongside(b.Duration, r.Quiet, g, gen.Nemesis(s.Nemesis.Within(b.Duration)))
 		} else {
 			g = gen.TimeLimit(b.Duration, g)
 		}
@@ -273,7 +290,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			// The load waits out the nemesis's steps (gen.Alongside): allow
 			// each planned step (an inject and its heal, or a custom
 			// schedule's few) its own timeout, and the final heal one.
-			limit += time.Duration(2*max(len(r.Scheduled), 1)+1) * gen.DefaultNemesisTimeout
+			limit += time.Duration(2*max(len(r.Scheduled), 1)+1)*gen.DefaultNemesisTimeout + r.Quiet
 		}
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit+opTimeout+10*time.Second,
 			errors.New("budget exhausted"))
@@ -320,6 +337,11 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			sum.NemesisTime.Round(100*time.Millisecond), b.Duration))
 	}
 	r.Interrupted = sum.Cancelled || ctx.Err() != nil
+	if s.Nemesis != nil && o.Replay == nil {
+		if err := markQuiet(r, journal.Ops(), b.Duration, sched, o.Log); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if err := journal.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("journal: %w", err)
 	}
@@ -431,6 +453,48 @@ func absPath(p string) string {
 // localPool says whether the run's nodes are local (--local) ones.
 func localPool(p *control.Pool) bool {
 	return p != nil && len(p.Nodes()) > 0 && p.Nodes()[0].Dir != ""
+}
+
+// markQuiet finds the stretch of load after the nemesis's last step (before
+// the final heal) in ops, sets r.QuietFrom, marks it in the schedule as the
+// phase "recovery" and says how long it was, and whether the load ran past
+// its budget d to keep it.
+func markQuiet(r *Result, ops []history.Op, d time.Duration, sched *ScheduleWriter, log func(string)) error {
+	var last, end int64 = -1, -1
+	for _, op := range ops {
+		if op.IsNemesis() {
+			if op.F == "heal" {
+				break // the final heal: the load is over
+			}
+			if op.Type != history.Invoke {
+				last = op.Time
+			}
+			continue
+		}
+		if op.Type != history.Invoke {
+			end = max(end, op.Time)
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	r.QuietFrom = last
+	if err := sched.Phase(time.Duration(last), "recovery"); err != nil {
+		return err
+	}
+	if end <= last {
+		r.QuietNote = fmt.Sprintf("no load after the nemesis's last step at T+%s: recovery after the last heal cannot be measured", time.Duration(last).Round(time.Millisecond))
+		log(r.QuietNote)
+		return nil
+	}
+	msg := fmt.Sprintf("recovery: no fault after T+%s; the load ran %s more on the healed system (the recovery tail is at least %s), where RF8 measures recovery",
+		time.Duration(last).Round(time.Millisecond), time.Duration(end-last).Round(100*time.Millisecond), r.Quiet)
+	if over := time.Duration(end) - d - r.Summary.NemesisTime; over >= time.Second && time.Duration(last)+r.Quiet > d+r.Summary.NemesisTime {
+		msg += fmt.Sprintf(", %s past its %s to keep that stretch", over.Round(100*time.Millisecond), d)
+	}
+	r.QuietNote = msg
+	log(msg)
+	return nil
 }
 
 // replayGenerator drives a run from recorded events: each op on the thread

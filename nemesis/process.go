@@ -44,7 +44,7 @@ for p in $pids; do echo "$p $(st "$p")"; done
 
 func init() {
 	register(Fault{
-		Name: "kill", Inject: "kill", End: "start",
+		Name: "kill", Inject: "kill", End: "start", Holds: "process",
 		Landing:  "every matched pid gone from /proc after inject, and still gone when the restart runs",
 		Evidence: &Decl{Kind: "process_state", Min: 1, State: "gone"},
 		Plan: &PlanPhrases{Phrases: "kill -9, SIGKILL, hard kill, crash", Target: "nodes", Rank: 20,
@@ -55,7 +55,7 @@ func init() {
 		end:      func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.start(ctx, v) },
 	})
 	register(Fault{
-		Name: "pause", Inject: "pause", End: "resume",
+		Name: "pause", Inject: "pause", End: "resume", Holds: "process",
 		Landing:  "every matched pid in state T after inject, and still stopped when resumed",
 		Evidence: &Decl{Kind: "process_state", Min: 1, State: "stopped"},
 		Plan: &PlanPhrases{Phrases: "SIGSTOP, kill -STOP, pause, freeze", Target: "nodes", Rank: 10,

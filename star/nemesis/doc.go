@@ -31,7 +31,14 @@ func init() {
 	star.Describe("nemesis", "Faults: each builder returns a nemesis package, a schedule of fault cycles (wait, inject, hold, heal) and a final heal.",
 		"Give one as scenario(nemesis = ...), or a dict of them keyed by tier. Every cycle takes start (the first fault), interval "+
 			"(the wait after each heal), hold (how long a fault stays) and repeat (False: once, at start). Each fault is read back on "+
-			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.")
+			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.\n\n"+
+			"The schedule runs on the load's time: no fault is injected after the budget's duration, and a fault injected before it is "+
+			"held for its whole hold and healed even past it. After the nemesis's last step the load always runs on for the recovery "+
+			"tail, a tenth of the duration (at least 5s, at most 1m; longer on nodes that run slower than the controller), on the "+
+			"healed system, so the run can judge recovery (RF8: the second half of that stretch against the load before the first "+
+			"fault). A schedule that already ends that long before the load does costs nothing; with repeat = True it usually does "+
+			"not, and the run goes on past its duration by what is missing. The run marks the tail as the phase \"recovery\" in "+
+			"schedule.jsonl and says in the session log how long it was.")
 	pkg := "a nemesis package"
 	star.Document("nemesis",
 		star.FuncDoc{Name: "partition", Summary: "Network partitions, on every node's firewall.",
@@ -86,6 +93,14 @@ func init() {
 				star.Param{Name: "offset", Default: "0", Doc: "the byte offset"}, star.Param{Name: "bit", Default: "0", Doc: "the bit (0..7)"}),
 			Returns: pkg},
 		star.FuncDoc{Name: "compose", Summary: "Every package's faults at their own times (they may overlap), with one final heal.",
+			Doc: "Faults that act on the same thing never overlap, so composed faults cannot undo or refuse one another: a kill or " +
+				"pause due while another kill or pause holds the nodes' process waits for its restart or resume; a partition due while " +
+				"one is in effect waits for its heal (a node never carries two grudges); bandwidth, delay and netem share one qdisc and " +
+				"take turns; a fault never overlaps itself. The waiting fault is injected at the other's heal, held for its whole hold, " +
+				"and its later repeats keep their interval from its own heal; one pushed past the end of the load never fires, and the " +
+				"run lists it as scheduled but not injected. Faults on different things (a partition and a kill, loss and a pause) " +
+				"overlap as scheduled. This holds for packages built from fault cycles (every builder here, and nemesis.fault); a " +
+				"custom generator's ops run as given.",
 			Params: []star.Param{{Name: "nemeses", Doc: "a list of nemesis packages or generators"}}, Returns: pkg},
 		star.FuncDoc{Name: "heal", Summary: "A generator of one heal op: ends every fault in effect.", Returns: "a generator"},
 		star.FuncDoc{Name: "fault", Summary: "A fault written in Starlark, registered beside the built-in ones.",
