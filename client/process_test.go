@@ -1,0 +1,166 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faultline/faultline/history"
+	"github.com/faultline/faultline/internal/integration"
+)
+
+// fakeSession is a client.process session running testdata/fakeproc.py,
+// its stderr into dir.
+func fakeSession(t *testing.T, env map[string]string, timeout time.Duration) (*processSession, string) {
+	t.Helper()
+	py := integration.NeedCommand(t, "python3")
+	script, err := filepath.Abs(filepath.Join("testdata", "fakeproc.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := &Process{Argv: []string{py, script}, Env: env, Timeout: timeout}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return &processSession{cfg: cfg, out: &bytes.Buffer{}, logDir: dir,
+		nodes: []processNode{{"n1", "127.0.0.1:7001"}, {"n2", "127.0.0.1:7002"}}}, dir
+}
+
+func invokeF(w Worker, f string, value any) history.Op {
+	return w.Invoke(context.Background(), history.Op{Process: 4, Type: history.Invoke, F: f, Key: int64(9), Value: value, Node: "n1"})
+}
+
+// TestProcessProtocol: the open handshake, ops on one long-lived process
+// (state kept between ops), the invocation's value kept on an ok without
+// one, extra reply fields kept, an echoed invocation accepted, and the close
+// message, with stderr in the per-process log.
+func TestProcessProtocol(t *testing.T) {
+	s, dir := fakeSession(t, nil, 5*time.Second)
+	w, err := s.Open(0, 4, "n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := invokeF(w, "write", int64(3)); got.Type != history.OK || got.Value != int64(3) || got.Extra["seq"] != int64(1) || got.Key != int64(9) {
+		t.Fatalf("write: %+v", got)
+	}
+	if got := invokeF(w, "read", nil); got.Type != history.OK || got.Value != int64(3) {
+		t.Fatalf("read after write on the same process: %+v", got)
+	}
+	if got := invokeF(w, "echo", "v"); got.Type != history.OK || got.Value != "v" || got.Extra != nil {
+		t.Fatalf("echo: %+v", got)
+	}
+	if got := invokeF(w, "nope", nil); got.Type != history.Fail || got.Error != "unknown f nope" {
+		t.Fatalf("fail: %+v", got)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, "p4-n1.stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "opened n1 as process 4 with 2 nodes\nclosing\n"; string(log) != want {
+		t.Fatalf("stderr log %q, want %q", log, want)
+	}
+}
+
+// TestProcessBreakdowns: a process that crashes, hangs, answers garbage or
+// rewrites the invocation makes the op info (its outcome unknown) and is
+// killed, so the interpreter opens a fresh process; a new open on the same
+// session works.
+func TestProcessBreakdowns(t *testing.T) {
+	cases := []struct{ f, want string }{
+		{"crash", "it closed its stdout"},
+		{"hang", "no reply within 300ms"},
+		{"garbage", "not a JSON object"},
+		{"steal-key", `changes "key"`},
+	}
+	for _, c := range cases {
+		t.Run(c.f, func(t *testing.T) {
+			s, _ := fakeSession(t, nil, 300*time.Millisecond)
+			w, err := s.Open(0, 4, "n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := invokeF(w, c.f, nil)
+			if got.Type != history.Info || !strings.Contains(got.Error.(string), c.want) || !strings.Contains(got.Error.(string), "outcome unknown") {
+				t.Fatalf("%s: %+v, want info containing %q", c.f, got, c.want)
+			}
+			if c.f == "crash" && !strings.Contains(got.Error.(string), "about to crash on purpose") {
+				t.Errorf("the crash's stderr is not quoted: %v", got.Error)
+			}
+			pw := w.(*processWorker)
+			select {
+			case <-pw.exited:
+			default:
+				t.Fatal("the process still runs after an info op")
+			}
+			if got := invokeF(w, "read", nil); got.Type != history.Info {
+				t.Fatalf("an op on the killed worker: %+v", got)
+			}
+			_ = w.Close()
+			w2, err := s.Open(0, 5, "n1")
+			if err != nil {
+				t.Fatalf("a fresh process: %v", err)
+			}
+			if got := invokeF(w2, "read", nil); got.Type != history.OK {
+				t.Fatalf("read on the fresh process: %+v", got)
+			}
+			_ = w2.Close()
+		})
+	}
+}
+
+// TestProcessOpenRefused: a refused open is an error naming the process's
+// reason, and an unknown node is refused before any process starts.
+func TestProcessOpenRefused(t *testing.T) {
+	s, _ := fakeSession(t, map[string]string{"FAKE_OPEN": "refuse"}, 5*time.Second)
+	if _, err := s.Open(0, 1, "n2"); err == nil || !strings.Contains(err.Error(), "no connection to n2") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := s.Open(0, 1, "n9"); err == nil || !strings.Contains(err.Error(), "not a node of the run") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestProcessCancelled: the op's context ending (the interpreter's op
+// timeout) makes the op info at once and kills the process.
+func TestProcessCancelled(t *testing.T) {
+	s, _ := fakeSession(t, nil, time.Hour)
+	w, err := s.Open(0, 1, "n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got := w.Invoke(ctx, history.Op{Process: 1, Type: history.Invoke, F: "hang"})
+	if got.Type != history.Info || !strings.Contains(got.Error.(string), "canceled") {
+		t.Fatalf("%+v", got)
+	}
+}
+
+func TestProcessValidate(t *testing.T) {
+	cases := []struct {
+		p    Process
+		want string
+	}{
+		{Process{}, "argv must name a command"},
+		{Process{Argv: []string{"x"}, Timeout: -1}, "negative"},
+		{Process{Argv: []string{"x"}, Service: "http"}, "out of range"},
+		{Process{Argv: []string{"x"}, Env: map[string]string{"A-B": "1"}}, "shell identifier"},
+	}
+	for _, c := range cases {
+		if err := c.p.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err = %v, want %q", c.p, err, c.want)
+		}
+	}
+	p := Process{Argv: []string{"python3", "c.py"}, Env: map[string]string{"PASSWORD": "secret"}, Timeout: 5 * time.Second}
+	if got := p.String(); got != `client.process(argv=["python3", "c.py"], timeout="5s")` {
+		t.Errorf("String() = %s", got)
+	}
+}
