@@ -21,7 +21,7 @@ import (
 // the event's key: a completion that arrives after its group moved on is
 // not shown to the new key's generator.
 //
-// The allowed client threads must be a positive multiple of n; otherwise the
+// The run's client threads must be a positive multiple of n; otherwise the
 // run fails with an error saying so (Jepsen refuses the same). The nemesis
 // thread is never used.
 func ConcurrentKeys(n int, keys []any, fgen func(ctx *Context, key any) (Generator, error)) Generator {
@@ -61,46 +61,41 @@ func (k *keysGen) keyAt(i int) (any, bool) {
 	return nil, false
 }
 
-// clientSlots returns the allowed client slots in order.
-func clientSlots(ctx *Context) []int {
-	var out []int
-	for s := range eachBit(ctx.allowed) {
-		if s < ctx.n {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// layout checks the thread count and returns the allowed client slots.
-func (k *keysGen) layout(ctx *Context) ([]int, bool) {
-	slots := clientSlots(ctx)
+// layout checks that the run's client threads split into whole groups and
+// returns how many groups there are. Groups are fixed by thread number
+// (threads 0..n-1 are group 0, and so on), not by which threads the caller
+// allows at the moment, so a key never changes hands when a combinator
+// outside narrows the threads for a while.
+func (k *keysGen) layout(ctx *Context) (int, bool) {
 	if k.n < 1 {
 		ctx.Fail(fmt.Errorf("concurrent_keys: threads per key must be positive, got %d", k.n))
-		return nil, false
+		return 0, false
 	}
-	if len(slots)%k.n != 0 {
-		ctx.Fail(fmt.Errorf("concurrent_keys: %d client threads cannot be split into groups of %d threads per key; make the concurrency a multiple of %d", len(slots), k.n, k.n))
-		return nil, false
+	if ctx.n%k.n != 0 {
+		ctx.Fail(fmt.Errorf("concurrent_keys: %d client threads cannot be split into groups of %d threads per key; make the concurrency a multiple of %d", ctx.n, k.n, k.n))
+		return 0, false
 	}
-	return slots, len(slots) > 0
+	return ctx.n / k.n, ctx.n > 0
 }
 
-// enterGroup restricts the allowed set to group g's slots.
-func (k *keysGen) enterGroup(ctx *Context, slots []int, g int) []uint64 {
+// enterGroup restricts the allowed set to group g's allowed slots; ok is
+// false when none of them is allowed.
+func (k *keysGen) enterGroup(ctx *Context, g int) (saved []uint64, ok bool) {
 	buf := ctx.scratch()
-	for _, s := range slots[g*k.n : (g+1)*k.n] {
-		setBit(buf, s)
+	for s := g * k.n; s < (g+1)*k.n; s++ {
+		if hasBit(ctx.allowed, s) {
+			setBit(buf, s)
+			ok = true
+		}
 	}
-	return ctx.enter(buf)
+	return ctx.enter(buf), ok
 }
 
 func (k *keysGen) Op(ctx *Context) (history.Op, Generator, Status) {
-	slots, ok := k.layout(ctx)
+	ngroups, ok := k.layout(ctx)
 	if !ok {
 		return history.Op{}, nil, Exhausted
 	}
-	ngroups := len(slots) / k.n
 	groups := make([]keyGroup, ngroups)
 	copy(groups, k.groups)
 	next := k.next
@@ -111,6 +106,11 @@ func (k *keysGen) Op(ctx *Context) (history.Op, Generator, Status) {
 		live    bool
 	)
 	for g := range groups {
+		if !k.groupAllowed(ctx, g) {
+			// Its threads are not ours to use: it keeps its key (or takes
+			// none), and does not keep the whole alive.
+			continue
+		}
 		for empty := 0; groups[g].state != groupDone; {
 			if groups[g].state == groupNeedsKey {
 				key, ok := k.keyAt(next)
@@ -126,7 +126,7 @@ func (k *keysGen) Op(ctx *Context) (history.Op, Generator, Status) {
 				}
 				groups[g] = keyGroup{state: groupRunning, key: key, g: gg}
 			}
-			saved := k.enterGroup(ctx, slots, g)
+			saved, _ := k.enterGroup(ctx, g)
 			op, nextGen, st := step(ctx, groups[g].g)
 			ctx.leave(saved)
 			if ctx.err != nil {
@@ -168,27 +168,29 @@ func (k *keysGen) Op(ctx *Context) (history.Op, Generator, Status) {
 	return best, succ, Ready
 }
 
+// groupAllowed reports whether any thread of group g is allowed.
+func (k *keysGen) groupAllowed(ctx *Context, g int) bool {
+	for s := g * k.n; s < (g+1)*k.n; s++ {
+		if hasBit(ctx.allowed, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func (k *keysGen) Update(ctx *Context, ev history.Op) Generator {
 	s, ok := ctx.slotOfProcess(ev.Process)
 	if !ok || s >= ctx.n || !hasBit(ctx.allowed, s) || k.groups == nil {
 		return k
 	}
-	slots := clientSlots(ctx)
-	rank := -1
-	for i, x := range slots {
-		if x == s {
-			rank = i
-			break
-		}
-	}
-	if rank < 0 || k.n < 1 {
+	if k.n < 1 {
 		return k
 	}
-	g := rank / k.n
+	g := s / k.n
 	if g >= len(k.groups) || k.groups[g].state != groupRunning || !history.Equal(k.groups[g].key, ev.Key) {
 		return k
 	}
-	saved := k.enterGroup(ctx, slots, g)
+	saved, _ := k.enterGroup(ctx, g)
 	next := tell(ctx, k.groups[g].g, ev)
 	ctx.leave(saved)
 	if same(next, k.groups[g].g) {

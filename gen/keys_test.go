@@ -58,6 +58,10 @@ func TestConcurrentKeysScheduling(t *testing.T) {
 			return Seq(Op(opF("slow")), Op(opF("w")), Op(opF("w"))), nil
 		})), conc: 2, latency: map[string]time.Duration{"slow": 50 * ms},
 			want: "0:0:slow@0 0:1:w@0 10:1:w@0 20:1:slow@1 50:0:w@1"},
+		// Groups are fixed by thread number: with only threads 0 and 1
+		// allowed, group 0 does all the work and group 1 never takes a key.
+		{name: "groups by thread number", g: OnThreads(func(t int) bool { return t < 2 }, Limit(4, ConcurrentKeys(2, nil, perKey(2, "w")))), conc: 4,
+			want: "0:0:w@0 0:1:w@0 10:0:w@1 10:1:w@1"},
 		// The nemesis is never given a keyed op.
 		{name: "nemesis left alone", g: Limit(4, ConcurrentKeys(2, nil, perKey(2, "w"))), conc: 2, nemesis: true,
 			want: "0:0:w@0 0:1:w@0 10:0:w@1 10:1:w@1"},
