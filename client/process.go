@@ -31,7 +31,7 @@ const processCloseGrace = 2 * time.Second
 // suite drives its system through the system's own client library in any
 // language, with a session per worker and no process start per op.
 //
-// The protocol (docs/starlark.md "The client.process protocol" is the
+// The protocol (docs/client-process.md is the
 // user's reference): faultline writes one JSON object per line to the
 // process's stdin and reads exactly one JSON object line from its stdout
 // in reply, in order.

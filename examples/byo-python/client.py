@@ -4,7 +4,7 @@ standard library: the template for driving your own system through its
 official client library in any language.
 
 faultline starts one of these per worker process and speaks JSON lines
-with it (docs/starlark.md, "The client.process protocol"):
+with it (docs/client-process.md has the whole protocol):
 
   <- {"type": "open", "node": "n1", "process": 0, "addr": "127.0.0.1:41234",
       "nodes": [{"name": "n1", "addr": ...}, ...]}

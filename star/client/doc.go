@@ -69,7 +69,7 @@ func init() {
 				"last {\"type\": \"close\"}. No reply within the timeout, the process exiting, or a reply that is not such an object makes the op info " +
 				"and kills the process; the thread's next process starts a fresh one with its own open. A refused open fails the op that needed it. " +
 				"Each process's stderr goes to logs/client-process/p<process>-<node>.stderr.log in the run's artifacts. FAULTLINE_NODE, FAULTLINE_PROCESS " +
-				"and FAULTLINE_ADDR are in its environment. See docs/starlark.md, \"The client.process protocol\".",
+				"and FAULTLINE_ADDR are in its environment. The whole protocol: docs/client-process.md.",
 			Params: []star.Param{{Name: "argv", Doc: "the command and its arguments, a list of strings", Example: `["python3", "client.py"]`},
 				{Name: "timeout", Default: `"10s"`, Doc: "the open handshake's and each op's deadline (positive)"},
 				{Name: "env", Default: "{}", Doc: "extra environment, names (shell identifiers) to strings"},
