@@ -171,39 +171,51 @@ func TestProcessValidate(t *testing.T) {
 // TestProcessRunRestarts runs client.process under the interpreter: a
 // process that crashes mid-op and one that hangs each make their op info,
 // the thread's next op runs on a fresh process (a new process number, a new
-// open, empty state), and the run ends instead of waiting on the hung one.
+// open, empty state), and the run ends instead of waiting on the hung one —
+// whether client.process's own timeout or the run's op timeout ends the
+// hang first.
 func TestProcessRunRestarts(t *testing.T) {
-	s, dir := fakeSession(t, nil, 300*time.Millisecond)
-	var ops []history.Op
-	g := gen.Seq(
-		gen.Op(history.Op{F: "write", Value: int64(1)}),
-		gen.Op(history.Op{F: "crash"}),
-		gen.Op(history.Op{F: "read"}),
-		gen.Op(history.Op{F: "hang"}),
-		gen.Op(history.Op{F: "read"}),
-	)
-	_, err := gen.Run(context.Background(), g, gen.Config{
-		Concurrency: 1, Nodes: []string{"n1"}, Seed: 1,
-		Client: func(thread, process int) (gen.Worker, error) { return s.Open(thread, process, "n1") },
-		Record: func(op history.Op) error { ops = append(ops, op); return nil },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, op := range ops {
-		if op.Type != history.Invoke {
-			got = append(got, fmt.Sprintf("p%d %s %s %v", op.Process, op.F, op.Type, op.Value))
-		}
-	}
-	want := []string{"p0 write ok 1", "p0 crash info <nil>", "p1 read ok <nil>", "p1 hang info <nil>", "p2 read ok <nil>"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("completions\n%q\nwant\n%q", got, want)
-	}
-	for _, p := range []string{"p0", "p1", "p2"} {
-		log, err := os.ReadFile(filepath.Join(dir, p+"-n1.stderr.log"))
-		if err != nil || !strings.Contains(string(log), "opened n1 as process "+p[1:]) {
-			t.Errorf("%s: log %q, %v: want its own open", p, log, err)
-		}
+	for _, c := range []struct {
+		name               string
+		procTimeout, opTTL time.Duration
+	}{
+		{"process timeout first", 300 * time.Millisecond, time.Minute},
+		{"op timeout first", time.Hour, 300 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, dir := fakeSession(t, nil, c.procTimeout)
+			var ops []history.Op
+			g := gen.Seq(
+				gen.Op(history.Op{F: "write", Value: int64(1)}),
+				gen.Op(history.Op{F: "crash"}),
+				gen.Op(history.Op{F: "read"}),
+				gen.Op(history.Op{F: "hang"}),
+				gen.Op(history.Op{F: "read"}),
+			)
+			_, err := gen.Run(context.Background(), g, gen.Config{
+				Concurrency: 1, Nodes: []string{"n1"}, Seed: 1, OpTimeout: c.opTTL,
+				Client: func(thread, process int) (gen.Worker, error) { return s.Open(thread, process, "n1") },
+				Record: func(op history.Op) error { ops = append(ops, op); return nil },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, op := range ops {
+				if op.Type != history.Invoke {
+					got = append(got, fmt.Sprintf("p%d %s %s %v", op.Process, op.F, op.Type, op.Value))
+				}
+			}
+			want := []string{"p0 write ok 1", "p0 crash info <nil>", "p1 read ok <nil>", "p1 hang info <nil>", "p2 read ok <nil>"}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("completions\n%q\nwant\n%q", got, want)
+			}
+			for _, p := range []string{"p0", "p1", "p2"} {
+				log, err := os.ReadFile(filepath.Join(dir, p+"-n1.stderr.log"))
+				if err != nil || !strings.Contains(string(log), "opened n1 as process "+p[1:]) {
+					t.Errorf("%s: log %q, %v: want its own open", p, log, err)
+				}
+			}
+		})
 	}
 }
