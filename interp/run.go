@@ -259,7 +259,13 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		}
 	}
 
-	sess, err := startClient(ctx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
+	// A client that captures its own output (client.process's stderr)
+	// writes it beside the nodes' logs, which the session keeps.
+	clientCtx := ctx
+	if o.Dir != "" {
+		clientCtx = client.WithLogDir(ctx, filepath.Join(o.Dir, "logs"))
+	}
+	sess, err := startClient(clientCtx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: start client: %w", s.Name, err)
 	}
