@@ -151,6 +151,25 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
+	// The schedule's header (script, scenario, nodes, libraries) is written
+	// before the db is set up: it is the record faultline heal --session
+	// reads to tear down what a run killed during setup started.
+	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
+		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
+		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
+		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC()})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	defer sched.Close()
+	for _, u := range s.libs {
+		// Beside the schedule that names it: replay and heal --session load
+		// this copy, so they need no --lib and survive the library's
+		// directory.
+		if err := u.writeCopy(o.Dir); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+	}
 	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
@@ -211,21 +230,6 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	defer journal.Close()
-	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
-		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
-		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
-		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC()})
-	if err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-	}
-	defer sched.Close()
-	for _, u := range s.libs {
-		// Beside the schedule that names it: replay loads this copy, so it
-		// needs no --lib and survives the library's directory.
-		if err := u.writeCopy(o.Dir); err != nil {
-			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-		}
-	}
 
 	sess, err := startClient(ctx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
 	if err != nil {

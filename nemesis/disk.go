@@ -33,9 +33,12 @@ echo "size $(stat -c %s -- "$f")"
 echo "avail $(df -P -B1 -- "${f%/*}" | awk 'NR == 2 {print $4}')"
 `
 
-// freeScript deletes the fill file $1, forgets it, and prints whether it
-// is gone.
-const freeScript = stateLib + `rm -f -- "$1" || exit 1
+// freeScript deletes the fill file $1 if the state file records it as
+// faultline's, forgets it, and prints whether it is gone; a file it does not
+// record (a fill refused because the path was the node's) is kept, and it
+// prints "kept".
+const freeScript = stateLib + `if ! { [ -f "$state" ] && grep -qxF -- "fill $1" "$state"; }; then echo kept; exit 0; fi
+rm -f -- "$1" || exit 1
 forget fill "$1"
 if [ -e "$1" ]; then echo "exists"; else echo "gone"; fi
 `
@@ -108,7 +111,7 @@ func (w *Worker) freeDisk(ctx context.Context) (outcome, error) {
 	for _, f := range w.filled {
 		e, err := w.eachNode(ctx, f.nodes, func(node string, r control.Remote) (any, error) {
 			out, err := runScript(ctx, r, "free-disk "+f.path, freeScript, f.path)
-			if err != nil || strings.TrimSpace(out) != "gone" {
+			if o := strings.TrimSpace(out); err != nil || o != "gone" && o != "kept" {
 				healed.fail()
 			}
 			return map[string]any{f.path: strings.TrimSpace(out)}, err
