@@ -173,6 +173,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
+	if o.Pool != nil && (s.Nemesis != nil || o.Replay.hasNemesis()) {
+		// Deferred first, so it runs last: after the db's teardown.
+		defer restoreKept(ctx, o.Pool, r)
+	}
 	teardown := func() {}
 	var primaries func(context.Context) ([]string, error)
 	if s.DB != nil {
@@ -456,6 +460,25 @@ func healer(ctx context.Context, pool *control.Pool, scripts []*nemesis.ScriptFa
 				r.Problems = append(r.Problems, fmt.Sprintf("healing faults failed: %v (run 'faultline heal' with the same nodes)", err))
 			}
 		})
+	}
+}
+
+// restoreKept puts back the files the run's file faults damaged
+// (nemesis.RestoreKept), once the db's teardown has removed the db's own:
+// a truncate or bitflip aimed at a file of the node's does not outlive the
+// run. What it did joins r.Healed.
+func restoreKept(ctx context.Context, pool *control.Pool, r *Result) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	rep, err := nemesis.RestoreKept(hctx, pool)
+	for n, lines := range rep {
+		if r.Healed == nil {
+			r.Healed = nemesis.HealReport{}
+		}
+		r.Healed[n] = append(r.Healed[n], lines...)
+	}
+	if err != nil {
+		r.Problems = append(r.Problems, fmt.Sprintf("restoring the files file faults damaged failed: %v (run 'faultline heal' with the same nodes)", err))
 	}
 }
 

@@ -64,7 +64,9 @@ if [ -f "$state" ]; then
       agent) stop_agent "$val";;
     esac
   done <"$state"
-  rm -f "$state"
+  # What file faults kept is put back after the db's teardown (RestoreKept),
+  # not here: the run's heal comes before it.
+  if grep -q '^kept ' "$state"; then grep '^kept ' "$state" >"$state.new"; mv "$state.new" "$state"; else rm -f "$state"; fi
 fi
 ` + control.SweepUploads + `left=0 seen=
 for t in iptables iptables-legacy iptables-nft; do

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,6 +266,43 @@ func TestNodeOwnProcessesAndFiles(t *testing.T) {
 			}
 		}
 		untouched("after the fill's heal")
+	})
+	t.Run("file faults kept and restored", func(t *testing.T) {
+		// Aimed at the node's own file: the damage lasts the run (HealAll
+		// leaves it: it is the system's to face), and is put back byte for
+		// byte when the run is over, latest first.
+		invoke("truncate-file", map[string]any{"nodes": "all", "path": "/opt/flk/data.db", "size": int64(100)}, true)
+		invoke("bitflip-file", map[string]any{"nodes": "all", "path": "/opt/flk/data.db", "offset": int64(7), "bit": int64(3)}, true)
+		invoke("truncate-file", map[string]any{"nodes": "all", "path": "/opt/flk/own.conf", "size": int64(9000)}, true) // longer: zeros added
+		if _, err := HealAll(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			if s := sample(n); s["/opt/flk/data.db"] == startSample[n]["/opt/flk/data.db"] || s["/opt/flk/own.conf"] == startSample[n]["/opt/flk/own.conf"] {
+				t.Fatalf("%s: the files are as before the faults after HealAll: the faults did not land or were healed mid-run", n)
+			}
+		}
+		rep, err := RestoreKept(ctx, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			want := []string{"restored /opt/flk/own.conf", "restored /opt/flk/data.db", "restored /opt/flk/data.db"}
+			if !slices.Equal(rep[n], want) {
+				t.Errorf("RestoreKept on %s: %q, want %q", n, rep[n], want)
+			}
+		}
+		untouched("after the file faults were restored")
+		// One the system rewrote after the fault is the system's: left.
+		invoke("bitflip-file", map[string]any{"nodes": []any{"n1"}, "path": "/opt/flk/own.conf", "offset": int64(0), "bit": int64(0)}, true)
+		onNode(t, pool, "n1", "rewrite", `printf 'listen = 7000\nrole = primary\n' >/opt/flk/own.conf`)
+		if rep, err := RestoreKept(ctx, pool); err != nil || !slices.Equal(rep["n1"], []string{"left /opt/flk/own.conf as it is: changed since the fault"}) {
+			t.Errorf("RestoreKept of a rewritten file: %v %q", err, rep)
+		}
+		if out := onNode(t, pool, "n1", "kept dirs", `ls -d `+KeptDir+`* 2>/dev/null; true`); strings.TrimSpace(out) != "" {
+			t.Errorf("kept directories remain after restore: %s", out)
+		}
+		untouched("after a rewritten file was left")
 	})
 	t.Run("heal stops what faultline started", func(t *testing.T) {
 		for _, n := range nodes {

@@ -219,6 +219,17 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	if serr := stopStarted(ctx, pool, o.Report); serr != nil {
 		err = errors.Join(err, serr)
 	}
+	// Then the files file faults damaged, now that nothing runs that could
+	// rewrite them: a path that named a file of the node's is put back.
+	if rep, rerr := nemesis.RestoreKept(ctx, pool); len(rep) > 0 || rerr != nil {
+		for _, n := range slices.Sorted(maps.Keys(rep)) {
+			fmt.Fprintf(o.Report, "%s: %s\n", n, strings.Join(rep[n], "; "))
+		}
+		if rerr != nil {
+			fmt.Fprintf(o.Report, "files file faults damaged: NOT restored: %v\n", rerr)
+			err = errors.Join(err, rerr)
+		}
+	}
 	return err
 }
 
