@@ -94,7 +94,8 @@ const keepFn = `keep() {
 // file.
 const restoreScript = stateLib + `[ -f "$state" ] || exit 0
 for d in $(sed -n 's/^kept //p' "$state" | sed -n '1!G;h;$p'); do
-  case $d in ` + KeptDir + `*/*|*..*) continue;; ` + KeptDir + `*) ;; *) continue;; esac
+  # Only a directory keepFn made; any other record is forgotten, what it names untouched.
+  case $d in ` + KeptDir + `*/*|*..*) forget kept "$d"; continue;; ` + KeptDir + `*) ;; *) forget kept "$d"; continue;; esac
   f=$(cat "$d/path" 2>/dev/null)
   read -r mode off size <"$d/how" 2>/dev/null
   if [ -z "$f" ] || [ ! -f "$f" ] || [ ! -f "$d/after" ]; then :
