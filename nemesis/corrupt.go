@@ -41,10 +41,12 @@ func init() {
 
 // corruptScript damages file $2 (mode $1: truncate to $3 bytes, or flip
 // bit $4 of byte $3) and prints "before SIZE SHA" and "after SIZE SHA".
-// First it keeps what it will change (keepFn), so the file can be put back
-// byte for byte when the run is over (RestoreKept): the damage is the
-// system's to detect while the run lasts, never the node's to keep.
+// First, unless $5 is "nokeep", it keeps what it will change (keepFn), so
+// the file can be put back byte for byte when the run is over
+// (RestoreKept): the damage is the system's to detect while the run lasts,
+// never the node's to keep.
 const corruptScript = stateLib + keepFn + `mode=$1 f=$2 a=$3 b=$4
+[ "$5" = nokeep ] && keep() { kept=/dev/null; }
 [ -f "$f" ] || { echo "no file $f" >&2; exit 1; }
 sum() { echo "$(stat -c %s -- "$f") $(sha256sum -- "$f" | cut -d' ' -f1)"; }
 echo "before $(sum)"
@@ -61,7 +63,7 @@ bitflip)
   printf "\\$(printf %o "$new")" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none || exit 1
   echo "offset $off";;
 esac
-sha256sum -- "$f" | cut -d' ' -f1 >"$kept/after"
+[ "$kept" = /dev/null ] || sha256sum -- "$f" | cut -d' ' -f1 >"$kept/after"
 echo "after $(sum)"
 `
 
@@ -175,7 +177,13 @@ func (w *Worker) corruptFile(ctx context.Context, f string, v any) (outcome, err
 	}
 	landed := newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
-		out, err := runScript(ctx, r, f+" "+file, corruptScript, mode, file, strconv.FormatInt(a, 10), strconv.FormatInt(b, 10))
+		// A local node's files are in its directory of the run, which ends
+		// with the run: nothing of the host's to keep or put back.
+		keep := "keep"
+		if _, local := r.(control.Processes); local {
+			keep = "nokeep"
+		}
+		out, err := runScript(ctx, r, f+" "+file, corruptScript, mode, file, strconv.FormatInt(a, 10), strconv.FormatInt(b, 10), keep)
 		e := map[string]any{}
 		for _, l := range nonEmpty(out) {
 			k, rest, _ := strings.Cut(l, " ")
