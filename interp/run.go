@@ -180,9 +180,32 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
+	// The schedule's header (script, scenario, nodes, libraries) is written
+	// before the db is set up: it is the record faultline heal --session
+	// reads to tear down what a run killed during setup started.
+	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
+		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
+		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
+		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC()})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	defer sched.Close()
+	for _, u := range s.libs {
+		// Beside the schedule that names it: replay and heal --session load
+		// this copy, so they need no --lib and survive the library's
+		// directory.
+		if err := u.writeCopy(o.Dir); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+	}
 	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
+	if o.Pool != nil && (s.Nemesis != nil || o.Replay.hasNemesis()) {
+		// Deferred first, so it runs last: after the db's teardown.
+		defer restoreKept(ctx, o.Pool, r)
+	}
 	saveLogs := logSaver(ctx, s, o, r)
 	teardown := saveLogs // without a db, the declared logs are saved where its teardown would be
 	var primaries func(context.Context) ([]string, error)
@@ -243,21 +266,6 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	defer journal.Close()
-	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
-		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
-		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
-		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC()})
-	if err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-	}
-	defer sched.Close()
-	for _, u := range s.libs {
-		// Beside the schedule that names it: replay loads this copy, so it
-		// needs no --lib and survives the library's directory.
-		if err := u.writeCopy(o.Dir); err != nil {
-			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-		}
-	}
 
 	// A client that captures its own output (client.process's stderr)
 	// writes it beside the nodes' logs, which the session keeps.
@@ -584,6 +592,25 @@ func healer(ctx context.Context, pool *control.Pool, scripts []*nemesis.ScriptFa
 				r.Problems = append(r.Problems, fmt.Sprintf("healing faults failed: %v (run 'faultline heal' with the same nodes)", err))
 			}
 		})
+	}
+}
+
+// restoreKept puts back the files the run's file faults damaged
+// (nemesis.RestoreKept), once the db's teardown has removed the db's own:
+// a truncate or bitflip aimed at a file of the node's does not outlive the
+// run. What it did joins r.Healed.
+func restoreKept(ctx context.Context, pool *control.Pool, r *Result) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	rep, err := nemesis.RestoreKept(hctx, pool)
+	for n, lines := range rep {
+		if r.Healed == nil {
+			r.Healed = nemesis.HealReport{}
+		}
+		r.Healed[n] = append(r.Healed[n], lines...)
+	}
+	if err != nil {
+		r.Problems = append(r.Problems, fmt.Sprintf("restoring the files file faults damaged failed: %v (run 'faultline heal' with the same nodes)", err))
 	}
 }
 
