@@ -28,6 +28,7 @@ if [ -n "$pidfile" ] && [ -f "$pidfile" ]; then
 fi
 mkdir -p "$(dirname "$log")" || exit 1
 if [ -n "$pidfile" ]; then mkdir -p "$(dirname "$pidfile")" || exit 1; fi
+export ` + DaemonMark + `
 setsid nohup "$@" </dev/null >>"$log" 2>&1 &
 pid=$!
 if [ -n "$pidfile" ]; then echo "$pid" >"$pidfile" || exit 1; fi
@@ -45,7 +46,9 @@ type Daemon struct {
 }
 
 // StartDaemon starts d detached from the session (setsid, nohup, stdio
-// redirected), so it survives the ssh session and the connection. If the
+// redirected), so it survives the ssh session and the connection. The
+// daemon and its descendants carry DaemonMark in their environment: the
+// process faults act only on them, and heal stops them (StopStarted). If the
 // pidfile names a live process, nothing is started and that pid is returned,
 // so calling it twice is safe. A dry-run remote yields pid 0.
 func StartDaemon(ctx context.Context, r Remote, d Daemon) (int, error) {

@@ -91,6 +91,15 @@ type Result struct {
 	// effect: never issued, failed, never completed.
 	Scheduled []nemesis.Planned
 	Missed    []nemesis.Miss
+	// Quiet is the load the run keeps after its nemesis's last step
+	// (nemesis.RecoveryTail, stretched on slow nodes), so recovery after
+	// the last heal can be measured (RF8); QuietFrom is when that step
+	// completed (ns since the run started, -1 when the nemesis took none),
+	// marked "recovery" in the schedule; QuietNote says so in words, for
+	// the session log.
+	Quiet     time.Duration
+	QuietFrom int64
+	QuietNote string
 	// Interrupted: the run was cancelled (Ctrl-C, a hard stop) before its
 	// budget ended, so the history is a prefix of the planned run.
 	Interrupted bool
@@ -139,8 +148,14 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	}
 	r := &Result{Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Budget: b, Concurrency: conc, Scale: 1,
 		Virtual: s.Time == "virtual" || (s.Time == "auto" && s.Client.Simulated() && !o.Realtime)}
+	r.QuietFrom = -1
 	if s.Nemesis != nil && o.Replay == nil {
 		r.Scheduled = s.Nemesis.Planned(b.Duration)
+		r.Quiet = nemesis.RecoveryTail(b.Duration)
+		if !r.Virtual && o.Pool != nil {
+			// A slow node settles slowly too.
+			r.Quiet = o.Pool.ScaleTimeout(r.Quiet)
+		}
 	}
 	if s.Nemesis != nil {
 		if o.Pool == nil {
@@ -171,9 +186,33 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
+	// The schedule's header (script, scenario, nodes, libraries) is written
+	// before the db is set up: it is the record faultline heal --session
+	// reads to tear down what a run killed during setup started.
+	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
+		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
+		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
+		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC(),
+		Params: s.params, Overrides: s.overridesRecorded()})
+	if err != nil {
+		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+	}
+	defer sched.Close()
+	for _, u := range s.libs {
+		// Beside the schedule that names it: replay and heal --session load
+		// this copy, so they need no --lib and survive the library's
+		// directory.
+		if err := u.writeCopy(o.Dir); err != nil {
+			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+	}
 	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
+	if o.Pool != nil && (s.Nemesis != nil || o.Replay.hasNemesis()) {
+		// Deferred first, so it runs last: after the db's teardown.
+		defer restoreKept(ctx, o.Pool, r)
+	}
 	saveLogs := logSaver(ctx, s, o, r)
 	teardown := saveLogs // without a db, the declared logs are saved where its teardown would be
 	var primaries func(context.Context) ([]string, error)
@@ -211,8 +250,10 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		if s.Nemesis != nil {
 			// The load runs its time on the schedule's clock, which stands
 			// still while a fault is being applied: on slow nodes every fault
-			// still lands under load, with the plan's spacing around it.
-			g = gen.Alongside(b.Duration, g, gen.Nemesis(s.Nemesis.Within(b.Duration)))
+			// still lands under load, with the plan's spacing around it; and
+			// the load runs on for r.Quiet after the nemesis's last step, so
+			// the run ends on a healed system whose recovery RF8 can measure.
+			g = gen.Alongside(b.Duration, r.Quiet, g, gen.Nemesis(s.Nemesis.Within(b.Duration)))
 		} else {
 			g = gen.TimeLimit(b.Duration, g)
 		}
@@ -232,24 +273,14 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}
 	defer journal.Close()
-	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
-		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
-		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
-		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC(),
-		Params: s.params, Overrides: s.overridesRecorded()})
-	if err != nil {
-		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-	}
-	defer sched.Close()
-	for _, u := range s.libs {
-		// Beside the schedule that names it: replay loads this copy, so it
-		// needs no --lib and survives the library's directory.
-		if err := u.writeCopy(o.Dir); err != nil {
-			return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-		}
-	}
 
-	sess, err := startClient(ctx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
+	// A client that captures its own output (client.process's stderr)
+	// writes it beside the nodes' logs, which the session keeps.
+	clientCtx := ctx
+	if o.Dir != "" {
+		clientCtx = client.WithLogDir(ctx, filepath.Join(o.Dir, "logs"))
+	}
+	sess, err := startClient(clientCtx, s.Client, seed.Split(o.Seed, "client"), o.Pool, o.Print)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: start client: %w", s.Name, err)
 	}
@@ -280,7 +311,7 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			// The load waits out the nemesis's steps (gen.Alongside): allow
 			// each planned step (an inject and its heal, or a custom
 			// schedule's few) its own timeout, and the final heal one.
-			limit += time.Duration(2*max(len(r.Scheduled), 1)+1) * gen.DefaultNemesisTimeout
+			limit += time.Duration(2*max(len(r.Scheduled), 1)+1)*gen.DefaultNemesisTimeout + r.Quiet
 		}
 		runCtx, cancel = context.WithTimeoutCause(ctx, limit+opTimeout+10*time.Second,
 			errors.New("budget exhausted"))
@@ -327,6 +358,11 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 			sum.NemesisTime.Round(100*time.Millisecond), b.Duration))
 	}
 	r.Interrupted = sum.Cancelled || ctx.Err() != nil
+	if s.Nemesis != nil && o.Replay == nil {
+		if err := markQuiet(r, journal.Ops(), b.Duration, sched, o.Log); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if err := journal.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("journal: %w", err)
 	}
@@ -440,6 +476,48 @@ func localPool(p *control.Pool) bool {
 	return p != nil && len(p.Nodes()) > 0 && p.Nodes()[0].Dir != ""
 }
 
+// markQuiet finds the stretch of load after the nemesis's last step (before
+// the final heal) in ops, sets r.QuietFrom, marks it in the schedule as the
+// phase "recovery" and says how long it was, and whether the load ran past
+// its budget d to keep it.
+func markQuiet(r *Result, ops []history.Op, d time.Duration, sched *ScheduleWriter, log func(string)) error {
+	var last, end int64 = -1, -1
+	for _, op := range ops {
+		if op.IsNemesis() {
+			if op.F == "heal" {
+				break // the final heal: the load is over
+			}
+			if op.Type != history.Invoke {
+				last = op.Time
+			}
+			continue
+		}
+		if op.Type != history.Invoke {
+			end = max(end, op.Time)
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	r.QuietFrom = last
+	if err := sched.Phase(time.Duration(last), "recovery"); err != nil {
+		return err
+	}
+	if end <= last {
+		r.QuietNote = fmt.Sprintf("no load after the nemesis's last step at T+%s: recovery after the last heal cannot be measured", time.Duration(last).Round(time.Millisecond))
+		log(r.QuietNote)
+		return nil
+	}
+	msg := fmt.Sprintf("recovery: no fault after T+%s; the load ran %s more on the healed system (the recovery tail is at least %s), where RF8 measures recovery",
+		time.Duration(last).Round(time.Millisecond), time.Duration(end-last).Round(100*time.Millisecond), r.Quiet)
+	if over := time.Duration(end) - d - r.Summary.NemesisTime; over >= time.Second && time.Duration(last)+r.Quiet > d+r.Summary.NemesisTime {
+		msg += fmt.Sprintf(", %s past its %s to keep that stretch", over.Round(100*time.Millisecond), d)
+	}
+	r.QuietNote = msg
+	log(msg)
+	return nil
+}
+
 // replayGenerator drives a run from recorded events: each op on the thread
 // it was recorded on, at its recorded time (or as soon as the thread is
 // free), nemesis events with their resolved targets.
@@ -521,6 +599,25 @@ func healer(ctx context.Context, pool *control.Pool, scripts []*nemesis.ScriptFa
 				r.Problems = append(r.Problems, fmt.Sprintf("healing faults failed: %v (run 'faultline heal' with the same nodes)", err))
 			}
 		})
+	}
+}
+
+// restoreKept puts back the files the run's file faults damaged
+// (nemesis.RestoreKept), once the db's teardown has removed the db's own:
+// a truncate or bitflip aimed at a file of the node's does not outlive the
+// run. What it did joins r.Healed.
+func restoreKept(ctx context.Context, pool *control.Pool, r *Result) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	rep, err := nemesis.RestoreKept(hctx, pool)
+	for n, lines := range rep {
+		if r.Healed == nil {
+			r.Healed = nemesis.HealReport{}
+		}
+		r.Healed[n] = append(r.Healed[n], lines...)
+	}
+	if err != nil {
+		r.Problems = append(r.Problems, fmt.Sprintf("restoring the files file faults damaged failed: %v (run 'faultline heal' with the same nodes)", err))
 	}
 }
 

@@ -87,7 +87,7 @@ func missingCapability(value any, caps map[string]Capability, reason string) (ou
 
 func init() {
 	register(Fault{
-		Name: "delay", Inject: "start-delay", End: "stop-delay",
+		Name: "delay", Inject: "start-delay", End: "stop-delay", Holds: "qdisc",
 		Network: true, Effect: "packets delayed",
 		Landing: "the netem qdisc (or the NFQUEUE rule and a live delay agent) read back after inject, and packets delayed when removed",
 		Needs:   []string{"tc-netem", "root"},

@@ -14,17 +14,31 @@ import (
 
 // fillScript allocates $2 bytes (fallocate -l syntax) at path $1, records
 // it in the state file, and prints the file's size and the bytes left free
-// on its filesystem.
+// on its filesystem. The file must be new: one that exists is the node's
+// (or a fill file of faultline's own the state file records), and heal
+// deletes fill files, so it refuses any other (exit 3) rather than fill and
+// later delete what it did not create. The record comes first and the file
+// is created exclusively (noclobber), so a crash between the two leaves a
+// record of a file that is not there, never a file heal does not know.
 const fillScript = stateLib + `f=$1 size=$2
-note fill "$f" || exit 1
+mine=
+[ -f "$state" ] && grep -qxF -- "fill $f" "$state" && mine=1
+if [ -z "$mine" ]; then
+  if [ -e "$f" ] || [ -L "$f" ]; then echo "$f exists and faultline did not create it: fill_disk fills a file of its own and never one of the node's (name a path that does not exist)" >&2; exit 3; fi
+  note fill "$f" || exit 1
+  if ! (set -C; : >"$f"); then forget fill "$f"; echo "$f: cannot create it (or it appeared meanwhile)" >&2; exit 3; fi
+fi
 fallocate -l "$size" -- "$f" || exit 1
 echo "size $(stat -c %s -- "$f")"
 echo "avail $(df -P -B1 -- "${f%/*}" | awk 'NR == 2 {print $4}')"
 `
 
-// freeScript deletes the fill file $1, forgets it, and prints whether it
-// is gone.
-const freeScript = stateLib + `rm -f -- "$1" || exit 1
+// freeScript deletes the fill file $1 if the state file records it as
+// faultline's, forgets it, and prints whether it is gone; a file it does not
+// record (a fill refused because the path was the node's) is kept, and it
+// prints "kept".
+const freeScript = stateLib + `if ! { [ -f "$state" ] && grep -qxF -- "fill $1" "$state"; }; then echo kept; exit 0; fi
+rm -f -- "$1" || exit 1
 forget fill "$1"
 if [ -e "$1" ]; then echo "exists"; else echo "gone"; fi
 `
@@ -97,7 +111,7 @@ func (w *Worker) freeDisk(ctx context.Context) (outcome, error) {
 	for _, f := range w.filled {
 		e, err := w.eachNode(ctx, f.nodes, func(node string, r control.Remote) (any, error) {
 			out, err := runScript(ctx, r, "free-disk "+f.path, freeScript, f.path)
-			if err != nil || strings.TrimSpace(out) != "gone" {
+			if o := strings.TrimSpace(out); err != nil || o != "gone" && o != "kept" {
 				healed.fail()
 			}
 			return map[string]any{f.path: strings.TrimSpace(out)}, err

@@ -36,7 +36,7 @@ forget() { [ -f "$state" ] || return 0; grep -vxF -- "$1 $2" "$state" >"$state.n
 // temporaries of uploads a crash cut off, then prints one line per thing
 // removed and a final "left N" count of faultline's own chains, rules and
 // jumps still present (matched by exact name, not a user's MYFAULTLINE).
-const healScript = stateLib + stopAgentFn + hasTableFn + `seen=
+const healScript = stateLib + control.OwnedFn + stopAgentFn + hasTableFn + `seen=
 for t in iptables iptables-legacy iptables-nft; do
   first_front_end "$t" || continue
   if has_table "$t" filter; then
@@ -56,12 +56,17 @@ done
 if [ -f "$state" ]; then
   while read -r kind val; do
     case $kind in
-      paused) kill -s CONT "$val" 2>/dev/null && echo "resumed $val";;
+      paused) pid=${val%% *} t=${val#* }
+        # Only the process faultline stopped: the same start time, not a
+        # pid reused since (a record without one is not proof enough).
+        if [ "$t" != "$val" ] && [ -n "$t" ] && [ "$(start_time "$pid")" = "$t" ]; then kill -s CONT "$pid" 2>/dev/null && echo "resumed $pid"; fi;;
       fill) rm -f -- "$val" && echo "removed $val";;
       agent) stop_agent "$val";;
     esac
   done <"$state"
-  rm -f "$state"
+  # What file faults kept is put back after the db's teardown (RestoreKept),
+  # not here: the run's heal comes before it.
+  if grep -q '^kept ' "$state"; then grep '^kept ' "$state" >"$state.new"; mv "$state.new" "$state"; else rm -f "$state"; fi
 fi
 ` + control.SweepUploads + `left=0 seen=
 for t in iptables iptables-legacy iptables-nft; do
@@ -111,7 +116,8 @@ type HealReport map[string][]string
 
 // HealAll removes from every node of pool whatever faultline may have
 // created there: its iptables chains and jump, its qdiscs, paused processes
-// (resumed) and fill files recorded in StateFile. It is idempotent and safe
+// (resumed: those StateFile records, by pid and start time, and no other)
+// and fill files recorded in StateFile. It is idempotent and safe
 // after a controller crash. Nodes are healed in parallel; the error joins a
 // *NodeHealError for each node that could not be healed or still shows a
 // faultline chain (HealFailures lists them by node).

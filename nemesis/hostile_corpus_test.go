@@ -68,7 +68,7 @@ func TestHostileCorpusKillPatterns(t *testing.T) {
 	marker := hostile.Marker(t)
 	r := control.Local("n1")
 	for _, in := range hostile.Inputs(t, marker) {
-		_, err := signalProcesses(context.Background(), r, "", "0", in.Value)
+		_, err := signalProcesses(context.Background(), r, "", "0", processSpec{pattern: in.Value})
 		if err != nil && !strings.ContainsRune(in.Value, 0) {
 			t.Errorf("%s: pattern %q: %v", in.Name, in.Value, err)
 		}

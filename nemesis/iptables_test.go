@@ -56,10 +56,17 @@ func FuzzParseChain(f *testing.F) {
 func FuzzParseStates(f *testing.F) {
 	f.Add("12 T\n13 gone\n")
 	f.Add("x y z\n")
+	f.Add("skip 14\n12 S\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		for pid, st := range parseStates(in) {
+		got := parseStates(in)
+		for pid, st := range got.states {
 			if pid == "" || st == "" {
 				t.Fatalf("empty pid or state from %q", in)
+			}
+		}
+		for _, pid := range got.skipped {
+			if pid == "" {
+				t.Fatalf("empty skipped pid from %q", in)
 			}
 		}
 	})

@@ -23,7 +23,7 @@ import (
 // its effect is the packets it passed (tc -s) when removed.
 func init() {
 	register(Fault{
-		Name: "netem", Inject: "start-netem", End: "stop-netem",
+		Name: "netem", Inject: "start-netem", End: "stop-netem", Holds: "qdisc",
 		Network: true, Effect: "packets through netem",
 		Landing: "the netem qdisc read back on each victim's cluster interface with every parameter asked for, and packets through it (tc -s) when removed",
 		Needs:   []string{"tc-netem", "root"},

@@ -40,6 +40,29 @@ func (p *Package) Within(d time.Duration) gen.Generator {
 	return gen.TimeLimit(d, p.gen)
 }
 
+// The bounds of RecoveryTail [executor choice: the spec names no number.
+// RF8 compares the second half of the quiet stretch after the last heal
+// with the load before the first fault, and needs at least half a second
+// of it (session.minRecoveryWindow); the first half is the system's
+// settling, which a restarted process, a leader election or a JVM warming
+// up takes seconds of. Five seconds leaves 2.5s to settle and 2.5s to
+// measure on a short smoke run; a tenth of the load keeps the measured
+// stretch in proportion on long runs, up to a minute].
+const (
+	MinRecoveryTail = 5 * time.Second
+	MaxRecoveryTail = time.Minute
+)
+
+// RecoveryTail is the quiet load a run keeps after its nemesis's last step
+// (gen.Alongside's quiet), so recovery after the last heal can always be
+// measured whatever the schedule: a tenth of the workload d, at least
+// MinRecoveryTail and at most MaxRecoveryTail. A schedule that already
+// ends that long before the load does costs nothing; otherwise the load
+// runs on past d by what is missing.
+func RecoveryTail(d time.Duration) time.Duration {
+	return min(max(d/10, MinRecoveryTail), MaxRecoveryTail)
+}
+
 // Final returns the generator that heals what the cycles may leave.
 func (p *Package) Final() gen.Generator { return p.final }
 

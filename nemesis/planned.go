@@ -31,35 +31,53 @@ func (p Planned) Name() string {
 const maxPlanned = 10000
 
 // Planned lists the faults the package schedules within a workload of
-// duration d, in due order, from the cycles' nominal times (a step the
-// nemesis thread issues late shifts the steps after it; the matching in
-// Missed goes by order, not time). A cycle whose first fault is due at or
-// after d is listed with that fault: the plan asked for it and it cannot
-// fire. Later repeats past d are not listed, since a repeating cycle always
-// has a next one. A package not built from fault cycles (a custom
-// generator) has no schedule to list: nil.
+// duration d, in due order, as its timeline issues them on the schedule's
+// clock: every inject due before d, with the deferrals that keep faults
+// holding the same thing apart (see timeline). A step the nemesis thread
+// issues late shifts the steps after it; the matching in Missed goes by
+// order, not time. A cycle whose first fault is due at or after d is
+// listed with that fault: the plan asked for it and it cannot fire. Later
+// repeats past d are not listed, since a repeating cycle always has a next
+// one. A package not built from fault cycles (a custom generator) has no
+// schedule to list: nil.
 func (p *Package) Planned(d time.Duration) []Planned {
+	if len(p.cycles) == 0 {
+		return nil
+	}
 	var out []Planned
-	for _, c := range p.cycles {
-		t := time.Duration(c.tm.Start)
-		hold, interval := time.Duration(c.tm.Hold), time.Duration(c.tm.Interval)
-		step := hold + interval
-		if c.heal == "" {
-			hold, step = 0, interval
+	t := newTimeline(p.cycles).within(d)
+	fired := make([]bool, len(p.cycles))
+	for n := 0; d > 0 && n < maxPlanned*len(p.cycles); n++ {
+		i, cur := t.next()
+		if i < 0 {
+			break
 		}
-		for n := 0; n < maxPlanned; n++ {
-			if t >= d && n > 0 {
-				break
+		if cur.healed[i] {
+			c := cur.cycles[i]
+			out = append(out, Planned{Fault: c.inject, At: time.Duration(cur.due[i]), Hold: c.plannedHold(), Targets: c.value})
+			fired[i] = true
+		}
+		t = cur.advance(i)
+	}
+	for i, c := range p.cycles {
+		if !fired[i] {
+			at := time.Duration(c.tm.Start)
+			if t.due[i] != done {
+				at = time.Duration(t.due[i])
 			}
-			out = append(out, Planned{Fault: c.inject, At: t, Hold: hold, Targets: c.value})
-			if t >= d || !c.tm.Repeat || step <= 0 {
-				break
-			}
-			t += step
+			out = append(out, Planned{Fault: c.inject, At: at, Hold: c.plannedHold(), Targets: c.value})
 		}
 	}
 	sortPlanned(out)
 	return out
+}
+
+// plannedHold is how long the cycle's fault stays: 0 for one with no heal.
+func (c faultCycle) plannedHold() time.Duration {
+	if c.heal == "" {
+		return 0
+	}
+	return c.tm.Hold
 }
 
 func sortPlanned(ps []Planned) {

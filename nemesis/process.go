@@ -13,20 +13,52 @@ import (
 	"github.com/faultline/faultline/control"
 )
 
-// signalScript signals every process whose command line matches the
-// pattern $2 (pgrep -f), except this shell and its ancestors, with $1; for
-// KILL and STOP it waits (up to 5s) for the signal to take effect. Mode $3
-// records paused pids in the state file (pause) or forgets them (resume).
-// It prints "pid state" per process, the state read from /proc/pid/stat
-// ("gone" when the process no longer exists).
-const signalScript = stateLib + `sig=$1 pat=$2 mode=$3
+// signalScript signals, with $1, the processes of faultline's making whose
+// command line matches the pattern $2 (pgrep -f), except this shell and its
+// ancestors: those in the tree of the pid the pid file $4 names when one is
+// given (the user named the process exactly), else those StartDaemon
+// started and their descendants (control.OwnedFn's ours). A node's own
+// processes that match (a look-alike, an exporter, a standby) are left
+// alone and listed as "skip PID". Mode $3 pause records each pid it stops,
+// with its start time, in the state file; mode resume signals not what
+// matches but exactly the recorded pids that match and still are those
+// processes (same start time), and forgets them, so a process the node
+// stopped itself is never continued. For KILL and STOP it waits (up to 5s)
+// for the signal to take effect. It prints "pid state" per process, the
+// state read from /proc/pid/stat ("gone" when the process no longer
+// exists).
+const signalScript = stateLib + control.OwnedFn + `sig=$1 pat=$2 mode=$3 pidfile=$4
 st() { s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1); echo "${s:-gone}"; }
 anc=" "; p=$$
 while [ -n "$p" ] && [ "$p" -gt 1 ]; do anc="$anc$p "; p=$(sed -n 's/^PPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null); done
+root=
+if [ -n "$pidfile" ]; then
+  root=$(cat -- "$pidfile" 2>/dev/null)
+  case $root in ''|*[!0-9]*) root=;; esac
+fi
+matched=" "
+for p in $(pgrep -f -- "$pat"); do
+  case $anc in *" $p "*) continue;; esac
+  if [ -n "$pidfile" ]; then in_tree "$root" "$p" || { echo "skip $p"; continue; }
+  else ours "$p" || { echo "skip $p"; continue; }; fi
+  matched="$matched$p "
+done
 pids=""
-for p in $(pgrep -f -- "$pat"); do case $anc in *" $p "*) continue;; esac; pids="$pids $p"; done
+if [ "$mode" = resume ]; then
+  if [ -f "$state" ]; then
+    while read -r kind p t; do
+      [ "$kind" = paused ] || continue
+      # Another fault's (alive, not matched) stays recorded; a gone one is forgotten.
+      case $matched in *" $p "*) ;; *) [ -n "$(start_time "$p")" ] && continue;; esac
+      forget paused "$p $t"
+      [ -n "$t" ] && [ "$(start_time "$p")" = "$t" ] && pids="$pids $p"
+    done <"$state"
+  fi
+else
+  pids=$matched
+fi
 for p in $pids; do
-  case $mode in pause) note paused "$p";; resume) forget paused "$p";; esac
+  [ "$mode" = pause ] && note paused "$p $(start_time "$p")"
   kill -s "$sig" "$p" 2>/dev/null
 done
 i=0
@@ -44,7 +76,7 @@ for p in $pids; do echo "$p $(st "$p")"; done
 
 func init() {
 	register(Fault{
-		Name: "kill", Inject: "kill", End: "start",
+		Name: "kill", Inject: "kill", End: "start", Holds: "process",
 		Landing:  "every matched pid gone from /proc after inject, and still gone when the restart runs",
 		Evidence: &Decl{Kind: "process_state", Min: 1, State: "gone"},
 		Plan: &PlanPhrases{Phrases: "kill -9, SIGKILL, hard kill, crash", Target: "nodes", Rank: 20,
@@ -55,7 +87,7 @@ func init() {
 		end:      func(w *Worker, ctx context.Context, v any) (outcome, error) { return w.start(ctx, v) },
 	})
 	register(Fault{
-		Name: "pause", Inject: "pause", End: "resume",
+		Name: "pause", Inject: "pause", End: "resume", Holds: "process",
 		Landing:  "every matched pid in state T after inject, and still stopped when resumed",
 		Evidence: &Decl{Kind: "process_state", Min: 1, State: "stopped"},
 		Plan: &PlanPhrases{Phrases: "SIGSTOP, kill -STOP, pause, freeze", Target: "nodes", Rank: 10,
@@ -128,20 +160,24 @@ func (w *Worker) signal(ctx context.Context, f string, v any) (outcome, error) {
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		if f == "resume" {
 			// Still stopped when the hold ended? (signal 0 only looks)
-			before, err := signalProcesses(ctx, r, "", "0", spec.pattern)
-			if err != nil || !processLanded("pause", before) {
+			before, err := signalProcesses(ctx, r, "", "0", spec)
+			if err != nil || !processLanded("pause", before.states) {
 				held.fail()
 			}
 		}
-		states, err := signalProcesses(ctx, r, f, sig, spec.pattern)
+		got, err := signalProcesses(ctx, r, f, sig, spec)
 		if err != nil {
 			landed.fail()
 			return nil, err
 		}
-		if !processLanded(f, states) {
+		e := got.evidence()
+		if !processLanded(f, got.states) {
 			landed.fail()
+			if f != "resume" && len(got.skipped) > 0 {
+				return e, fmt.Errorf("node %s: %s: %s", node, f, spec.notOurs(got.skipped))
+			}
 		}
-		return map[string]any{"pids": states}, nil
+		return e, nil
 	})
 	val := resolved(v, targets)
 	res := outcome{value: val, evidence: ev, landed: landed.ok() && err == nil, applied: true}
@@ -166,8 +202,8 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 	landed, held := newVerdict(), newVerdict()
 	ev, err := w.eachNode(ctx, targets, func(node string, r control.Remote) (any, error) {
 		// Still dead when the hold ended, not revived behind faultline's back?
-		before, err := signalProcesses(ctx, r, "", "0", spec.pattern)
-		if err != nil || len(before) > 0 && !processLanded("kill", before) {
+		before, err := signalProcesses(ctx, r, "", "0", spec)
+		if err != nil || len(before.states) > 0 && !processLanded("kill", before.states) {
 			held.fail()
 		}
 		pid, err := control.StartDaemon(ctx, r, control.Daemon{Argv: spec.restart, Pidfile: spec.pidfile, Logfile: spec.logfile})
@@ -175,26 +211,27 @@ func (w *Worker) start(ctx context.Context, v any) (outcome, error) {
 			landed.fail()
 			return nil, err
 		}
-		// CONT is harmless on running processes and lists them with their
-		// state. A process just started may not have exec'd into the
-		// command the pattern names yet (a wrapper script), so look again
-		// for a few seconds before calling it not started.
-		var states map[string]any
+		// Signal 0 only looks (a CONT would continue a process the node
+		// stopped itself). A process just started may not have exec'd into
+		// the command the pattern names yet (a wrapper script), so look
+		// again for a few seconds before calling it not started.
+		var got signalled
 		for try := 0; ; try++ {
-			states, err = signalProcesses(ctx, r, "", "CONT", spec.pattern)
+			got, err = signalProcesses(ctx, r, "", "0", spec)
 			if err != nil {
 				landed.fail()
 				return nil, err
 			}
-			if len(states) > 0 || try == 50 || ctx.Err() != nil {
+			if len(got.states) > 0 || try == 50 || ctx.Err() != nil {
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		if !processLanded("start", states) {
+		if !processLanded("start", got.states) {
 			landed.fail()
 		}
-		ev := map[string]any{"pid": int64(pid), "pids": states}
+		ev := got.evidence()
+		ev["pid"] = int64(pid)
 		if len(spec.ready) > 0 {
 			ev["ready"] = awaitReady(ctx, r, spec.ready, w.opts.Pool.ScaleTimeout(readyWait))
 		}
@@ -242,42 +279,76 @@ func resolved(v any, targets []string) map[string]any {
 	return out
 }
 
-// signalProcesses sends sig to the processes matching pattern on the node
-// and returns {pid: state} read back afterwards. A node whose daemons
-// faultline supervises itself (local mode) signals only those; otherwise a
-// script does it through /proc, recording pauses in StateFile (mode f).
-func signalProcesses(ctx context.Context, r control.Remote, f, sig, pattern string) (map[string]any, error) {
+// signalled is what a process signal found on a node: {pid: state} of the
+// processes it acted on, read back afterwards, and the pids that matched
+// the pattern but are the node's own, left alone.
+type signalled struct {
+	states  map[string]any
+	skipped []string
+}
+
+// evidence is the node's landing evidence: the pids signalled and their
+// states, and the matching pids left alone, if any.
+func (s signalled) evidence() map[string]any {
+	e := map[string]any{"pids": s.states}
+	if len(s.skipped) > 0 {
+		e["left_alone"] = strs(s.skipped)
+	}
+	return e
+}
+
+// notOurs says why a process fault found nothing to act on although the
+// pattern matched: faultline signals only its own processes.
+func (s processSpec) notOurs(skipped []string) string {
+	whose := "started by faultline (node.start_daemon) or below one it started"
+	if s.pidfile != "" {
+		whose = "the process pid file " + control.Quote(s.pidfile) + " names or below it"
+	}
+	return fmt.Sprintf("pids %s match %s but none is %s: faultline signals only its own processes and leaves the node's own alone "+
+		"(start the system with node.start_daemon, or name its pid file with pidfile=)",
+		strings.Join(skipped, ", "), control.Quote(s.pattern), whose)
+}
+
+// signalProcesses sends sig to the processes of faultline's making that
+// match spec's pattern on the node (signalScript says which) and returns
+// what it found. A node whose daemons faultline supervises itself (local
+// mode) signals only those; otherwise a script does it through /proc,
+// recording pauses in StateFile (mode f).
+func signalProcesses(ctx context.Context, r control.Remote, f, sig string, spec processSpec) (signalled, error) {
 	if lp, ok := r.(control.Processes); ok {
-		got, err := lp.SignalMatching(ctx, pattern, unix.SignalNum("SIG"+sig))
+		got, err := lp.SignalMatching(ctx, spec.pattern, unix.SignalNum("SIG"+sig))
 		states := make(map[string]any, len(got))
 		for pid, st := range got {
 			states[strconv.Itoa(pid)] = st
 		}
-		return states, err
+		return signalled{states: states}, err
 	}
 	what := "read back"
 	if f != "" {
 		what = f
 	}
-	out, err := runScript(ctx, r, what+" processes matching "+control.Quote(pattern), signalScript, sig, pattern, f)
+	out, err := runScript(ctx, r, what+" processes matching "+control.Quote(spec.pattern), signalScript, sig, spec.pattern, f, spec.pidfile)
 	if err != nil {
-		return nil, err
+		return signalled{}, err
 	}
 	return parseStates(out), nil
 }
 
-// parseStates reads "pid state" lines into {pid: state}.
-func parseStates(out string) map[string]any {
-	states := map[string]any{}
+// parseStates reads "pid state" and "skip pid" lines.
+func parseStates(out string) signalled {
+	s := signalled{states: map[string]any{}}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 2 {
-			if _, err := strconv.Atoi(f[0]); err == nil {
-				states[f[0]] = f[1]
-			}
+		if len(f) != 2 {
+			continue
+		}
+		if f[0] == "skip" {
+			s.skipped = append(s.skipped, f[1])
+		} else if _, err := strconv.Atoi(f[0]); err == nil {
+			s.states[f[0]] = f[1]
 		}
 	}
-	return states
+	return s
 }
 
 // processLanded decides from the /proc states whether a process fault took

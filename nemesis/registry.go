@@ -56,6 +56,14 @@ type Fault struct {
 	// Validate checks the value of an Inject op before it is scheduled
 	// (Cycle); nil accepts any value.
 	Validate func(value any) error
+	// Holds names what the fault holds while it is in effect, for faults
+	// that cannot overlap others holding the same ("process": a kill and a
+	// pause both act on the nodes' process and record their victims for
+	// the op that ends them; "qdisc": one root qdisc per interface). A
+	// timeline never injects it while another fault holding the same is
+	// in effect (it waits for that one's heal). "" means the fault's own
+	// inject op: a fault never overlaps itself.
+	Holds string
 	// FromScript marks a fault a scenario script defined (ScriptFault):
 	// its steps are the script's, given to the Worker by Options.Scripts.
 	FromScript bool

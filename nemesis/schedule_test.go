@@ -193,3 +193,17 @@ func TestComposeFromGo(t *testing.T) {
 		}
 	}
 }
+
+// RecoveryTail: a tenth of the workload, within its bounds.
+func TestRecoveryTail(t *testing.T) {
+	for d, want := range map[time.Duration]time.Duration{
+		0:                MinRecoveryTail,
+		10 * time.Second: MinRecoveryTail,
+		2 * time.Minute:  12 * time.Second,
+		time.Hour:        MaxRecoveryTail,
+	} {
+		if got := RecoveryTail(d); got != want {
+			t.Errorf("RecoveryTail(%s) = %s, want %s", d, got, want)
+		}
+	}
+}

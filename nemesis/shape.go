@@ -178,7 +178,7 @@ var qdiscStats = regexp.MustCompile(`Sent (\d+) bytes (\d+) pkt \(dropped (\d+),
 
 func init() {
 	register(Fault{
-		Name: "bandwidth", Inject: "start-bandwidth", End: "stop-bandwidth",
+		Name: "bandwidth", Inject: "start-bandwidth", End: "stop-bandwidth", Holds: "qdisc",
 		Network: true, Effect: "packets or time throttled",
 		Landing: "the tbf qdisc read back on the cluster interface after inject, and its overlimits above 0 when removed",
 		Needs:   []string{"root"},

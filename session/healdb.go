@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/faultline/faultline/control"
 	"github.com/faultline/faultline/interp"
@@ -24,8 +26,9 @@ type sessionDB struct {
 }
 
 // sessionDBs reads which scenarios of which scripts a session ran, from the
-// headers of its artifacts/*/schedule.jsonl (written when the workload
-// starts, so a killed run has one), one entry per script and scenario.
+// headers of its artifacts/*/schedule.jsonl (written before the db is set
+// up, so a run killed during setup has one), one entry per script and
+// scenario.
 func sessionDBs(session string) ([]*sessionDB, error) {
 	paths, err := filepath.Glob(filepath.Join(session, "artifacts", "*", interp.ScheduleFile))
 	if err != nil {
@@ -35,7 +38,7 @@ func sessionDBs(session string) ([]*sessionDB, error) {
 		if _, err := os.Stat(filepath.Join(session, "artifacts")); err != nil {
 			return nil, fmt.Errorf("heal --session: %s is not a faultline session (no artifacts/): %w", session, err)
 		}
-		return nil, fmt.Errorf("heal --session: %s recorded no schedule (artifacts/*/%s): it was killed before its workload started, so it does not say what it set up", session, interp.ScheduleFile)
+		return nil, fmt.Errorf("heal --session: %s recorded no schedule (artifacts/*/%s): it was killed before it set anything up (a run records its schedule's header before its db setup)", session, interp.ScheduleFile)
 	}
 	slices.Sort(paths)
 	var out []*sessionDB
@@ -188,7 +191,9 @@ type HealOptions struct {
 // have left there (nemesis.HealAll), reports per node, then, with
 // o.Session, tears down what that session's runs set up: the db goes after
 // the faults, so its teardown is not cut off by a partition the killed run
-// left. It returns every failure; malformed Libs are a Usage Error.
+// left. Last, with or without o.Session, it stops every process a run
+// started on the nodes (control.StopStarted) that is still running. It
+// returns every failure; malformed Libs are a Usage Error.
 func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	if o.Report == nil {
 		o.Report = io.Discard
@@ -203,10 +208,71 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	rep, err := nemesis.HealAll(ctx, pool)
 	WriteHealReport(o.Report, rep, err)
 	if o.Session == "" {
-		fmt.Fprintln(o.Report, "db: left as it is (heal --session DIR tears down what that session's runs set up)")
+		fmt.Fprintln(o.Report, "db: data and files left as they are (heal --session DIR runs the recipe's teardown, which saves the logs and removes them)")
 		fmt.Fprintln(o.Report, "faults defined in scripts (nemesis.fault): left as they are (heal --session DIR runs their heal)")
 	} else if dberr := HealSessionDBs(ctx, pool, o.Session, libs, o.Report, o.Progress); dberr != nil {
 		err = errors.Join(err, dberr)
 	}
+	// Last, whatever a run started and no teardown stopped (a controller
+	// killed during setup, a teardown that failed): no process of a run
+	// outlives heal.
+	if serr := stopStarted(ctx, pool, o.Report); serr != nil {
+		err = errors.Join(err, serr)
+	}
+	// Then the files file faults damaged, now that nothing runs that could
+	// rewrite them: a path that named a file of the node's is put back.
+	if rep, rerr := nemesis.RestoreKept(ctx, pool); len(rep) > 0 || rerr != nil {
+		for _, n := range slices.Sorted(maps.Keys(rep)) {
+			fmt.Fprintf(o.Report, "%s: %s\n", n, strings.Join(rep[n], "; "))
+		}
+		if rerr != nil {
+			fmt.Fprintf(o.Report, "files file faults damaged: NOT restored: %v\n", rerr)
+			err = errors.Join(err, rerr)
+		}
+	}
 	return err
+}
+
+// daemonGrace is how long heal gives a daemon a run left behind between
+// TERM and KILL.
+const daemonGrace = 10 * time.Second
+
+// stopStarted stops, on every node of pool in parallel, the processes
+// faultline's runs started there (control.StopStarted), and reports one
+// line per node that had any, or one line saying none was left.
+func stopStarted(ctx context.Context, pool *control.Pool, out io.Writer) error {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	stopped := map[string][]string{}
+	for _, n := range pool.Nodes() {
+		wg.Go(func() {
+			r, err := pool.Remote(ctx, n.Name)
+			var lines []string
+			if err == nil {
+				lines, err = control.StopStarted(ctx, r, daemonGrace)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(lines) > 0 {
+				stopped[n.Name] = lines
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", n.Name, err))
+			}
+		})
+	}
+	wg.Wait()
+	if len(stopped) == 0 && len(errs) == 0 {
+		fmt.Fprintln(out, "daemons faultline started: none left running")
+	}
+	for _, n := range slices.Sorted(maps.Keys(stopped)) {
+		fmt.Fprintf(out, "%s: %s\n", n, strings.Join(stopped[n], "; "))
+	}
+	for _, e := range errs {
+		fmt.Fprintf(out, "daemons faultline started: NOT stopped: %v\n", e)
+	}
+	return errors.Join(errs...)
 }

@@ -124,3 +124,26 @@ func TestRecoveryWindows(t *testing.T) {
 		t.Errorf("after window %v, want [~8s, ~10s]", a)
 	}
 }
+
+// The quiet tail a run keeps after its nemesis's last step
+// (nemesis.RecoveryTail, at least MinRecoveryTail) is always a stretch
+// recoveryOf can measure; a heal half a second before the load ends, as a
+// schedule left to itself can put it, is not.
+func TestRecoveryTailIsMeasurable(t *testing.T) {
+	if nemesis.MinRecoveryTail < 2*minRecoveryWindow {
+		t.Fatalf("MinRecoveryTail %s < twice minRecoveryWindow %s: the tail's quiescent half is too short to measure", nemesis.MinRecoveryTail, minRecoveryWindow)
+	}
+	ops := synthHistory(func(string, time.Duration) (history.Type, time.Duration) { return history.OK, 2 * time.Millisecond })
+	for _, tc := range []struct {
+		healed time.Duration
+		want   bool
+	}{
+		{10*time.Second - nemesis.MinRecoveryTail, true},
+		{10*time.Second - 500*time.Millisecond, false},
+	} {
+		w := []nemesis.Window{{Fault: "kill", Start: int64(2 * time.Second), End: int64(tc.healed)}}
+		if got := recoveryOf(ops, w, 3).Measured; got != tc.want {
+			t.Errorf("last heal at T+%s of a 10s load: measured %v, want %v", tc.healed, got, tc.want)
+		}
+	}
+}

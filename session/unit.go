@@ -109,6 +109,9 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 		}
 		out.executed = true
 		out.runs = append(out.runs, res)
+		if res.QuietNote != "" {
+			_ = sess.Event(id, "recovery tail", fmt.Sprintf("seed %d: %s", sf.Seed, res.QuietNote), header)
+		}
 		if out.result == nil {
 			out.result = res
 		}

@@ -245,3 +245,39 @@ func TestCombinedOnce(t *testing.T) {
 		t.Errorf("last fault at %s, want within the 4th slot (before 9s)", last.At)
 	}
 }
+
+// combined with its defaults (repeat, every target) never lets its own
+// faults collide, whatever the seed: no pause or kill while another kill
+// or pause holds the process, no partition while one is in effect. Faults
+// holding different things (a partition and a kill) still overlap.
+func TestCombinedNeverCollides(t *testing.T) {
+	ends := map[string]string{"start-partition": "stop-partition", "kill": "start", "pause": "resume"}
+	class := map[string]string{"start-partition": "partition", "kill": "process", "pause": "process"}
+	overlapped := false
+	for seed := uint64(1); seed <= 20; seed++ {
+		p := mustNemesis(t, `combined(faults = ["partition", "kill", "pause"], db = db, interval = "2s")`, seed)
+		ops, err := p.Preview(2 * time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := map[string]string{} // class -> the inject holding it
+		for _, op := range ops {
+			if c, ok := class[op.F]; ok {
+				if held := open[c]; held != "" {
+					t.Fatalf("seed %d: %s at %s while %s holds the %s", seed, op.F, op.At, held, c)
+				}
+				open[c] = op.F
+				overlapped = overlapped || len(open) > 1
+				continue
+			}
+			for inject, end := range ends {
+				if op.F == end && open[class[inject]] == inject {
+					delete(open, class[inject])
+				}
+			}
+		}
+	}
+	if !overlapped {
+		t.Error("no partition ever overlapped a kill or pause in 20 seeds: the test shows nothing about faults of different kinds")
+	}
+}

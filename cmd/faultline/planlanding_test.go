@@ -90,9 +90,15 @@ func TestPlanBlockNemesisKeepsLanding(t *testing.T) {
 	}
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "run", plan, "--local", "--seed", "3", "--out", out, "--yes")
-	if code != exitUnknown || !clitest.HasRow(stdout, "S1", "INCONCLUSIVE-fault-not-proven") ||
-		!strings.Contains(stdout, "0 client ops failed or timed out during faults") {
-		t.Fatalf("exit %d, want %d with the declared landing evidence not seen\n%s\n%s", code, exitUnknown, stdout, stderr)
+	if code != exitUnknown || !clitest.HasRow(stdout, "S1", "INCONCLUSIVE-fault-not-proven") {
+		t.Fatalf("exit %d, want %d with S1 INCONCLUSIVE-fault-not-proven\n%s\n%s", code, exitUnknown, stdout, stderr)
+	}
+	finding, err := os.ReadFile(filepath.Join(clitest.OnlySession(t, filepath.Join(out, "inprocess-register")), "findings", "S1.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(finding), "0 client ops failed or timed out during faults") {
+		t.Fatalf("findings/S1.md does not say the declared landing evidence was not seen:\n%s", finding)
 	}
 }
 

@@ -383,6 +383,10 @@ func healAndCompare(t *testing.T, pool *control.Pool, own ownState, base snapsho
 	if err != nil {
 		t.Errorf("%s: HealAll: %v (report %v)", what, err, rep)
 	}
+	// As a run ends: what file faults damaged is put back after the heal.
+	if rep, err := nemesis.RestoreKept(context.Background(), pool); err != nil {
+		t.Errorf("%s: RestoreKept: %v (report %v)", what, err, rep)
+	}
 	compareSnapshots(t, what, base, snapshotAll(t, pool, own))
 }
 

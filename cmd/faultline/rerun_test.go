@@ -125,15 +125,16 @@ func TestRerunAfterCrashAndHeal(t *testing.T) {
 		t.Errorf("re-run after crash + heal --session: %s (exit %d), want %s (exit %d) as on fresh nodes", v, c, fresh, freshCode)
 	}
 
-	// SIGKILL, then a plain heal: the db is left running with the killed
-	// run's data, and the next run's teardown before setup removes it.
+	// SIGKILL, then a plain heal: no process of the run is left (heal stops
+	// what the run started), its data is, and the next run's teardown
+	// before setup removes that.
 	crash("crash2")
 	code, out, errOut = runCLI(t, append([]string{"heal"}, sshArgs...)...)
-	if code != exitOK || !strings.Contains(out, "db: left as it is") {
-		t.Fatalf("heal: exit %d\n%s\n%s", code, out, errOut)
+	if code != exitOK || !strings.Contains(out, "db: data and files left as they are") || strings.Count(out, "stopped daemon ") < 3 {
+		t.Fatalf("heal: exit %d, want the db's data left and its daemons stopped on 3 nodes\n%s\n%s", code, out, errOut)
 	}
-	if n := demoNodes(); n != 3 {
-		t.Errorf("a plain heal stopped the db (%d demo-node daemons run); it says it leaves it", n)
+	if n := demoNodes(); n != 0 {
+		t.Errorf("after a plain heal %d demo-node daemons still run", n)
 	}
 	rerun := filepath.Join(dir, "after-heal")
 	if c, v := run(rerun); c != freshCode || v != fresh {

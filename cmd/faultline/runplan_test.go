@@ -173,7 +173,7 @@ func TestSensitivityAuditCatchesMismatchedChecker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"escaped mutant: ", "- [ ] SA1 Checker rejects wrong histories — fail: accepted"} {
+	for _, want := range []string{"escaped mutant: ", "- **SA1 Checker rejects wrong histories**: the checker accepted", "- [ ] SA1 Checker rejects wrong histories — fail: see Why"} {
 		if !strings.Contains(string(finding), want) {
 			t.Errorf("findings/S1.md lacks %q:\n%s", want, finding)
 		}

@@ -64,6 +64,23 @@ func init() {
 				{Name: "service", Default: `""`, Doc: "the service whose client address (node.client_addr) the op gets as addr"},
 				{Name: "port", Default: "0", Doc: "that service's port (needs service)"}},
 			Returns: "a client"},
+		star.FuncDoc{Name: "process", Summary: "A long-lived client process per worker, in any language, speaking JSON lines on stdin and stdout.",
+			Doc: "The process runs on the machine running faultline (as Jepsen's clients run on its control node) and reaches its node at the " +
+				"address it is given (through the proxy mesh on --local nodes, so partitions cut it). One process per worker process: " +
+				"faultline writes {\"type\": \"open\", \"node\", \"process\", \"thread\", \"addr\", \"nodes\": [{\"name\", \"addr\"}]} and expects " +
+				"{\"type\": \"ok\"}; then per op {\"type\": \"invoke\", \"f\", \"key\" (when set), \"value\", \"process\", \"node\", extra fields} and " +
+				"expects one line {\"type\": \"ok\" | \"fail\" | \"info\", \"value\" (absent: the invocation's), \"error\", any extra fields, kept in the history}; " +
+				"last {\"type\": \"close\"}. No reply within the timeout, the process exiting, or a reply that is not such an object makes the op info " +
+				"and kills the process; the thread's next process starts a fresh one with its own open. A refused open fails the op that needed it. " +
+				"Each process's stderr goes to logs/client-process/p<process>-<node>.stderr.log in the run's artifacts. FAULTLINE_NODE, FAULTLINE_PROCESS " +
+				"and FAULTLINE_ADDR are in its environment. The whole protocol: docs/client-process.md.",
+			Params: []star.Param{{Name: "argv", Doc: "the command and its arguments, a list of strings", Example: `["python3", "client.py"]`},
+				{Name: "timeout", Default: `"10s"`, Doc: "the open handshake's and each op's deadline (positive)"},
+				{Name: "env", Default: "{}", Doc: "extra environment, names (shell identifiers) to strings"},
+				{Name: "dir", Default: `""`, Doc: "the working directory, relative to the directory of the file that calls client.process"},
+				{Name: "service", Default: `""`, Doc: "the service whose client address (node.client_addr) the process gets as addr"},
+				{Name: "port", Default: "0", Doc: "that service's port (needs service)"}},
+			Returns: "a client"},
 	)
 	star.DocumentType(star.TypeDoc{Name: "client", Summary: "A client, for scenario(client = ...).", From: "every client.* builtin"})
 }

@@ -29,6 +29,7 @@ var Module = &starlarkstruct.Module{
 		"demo_kv":  starlark.NewBuiltin("client.demo_kv", newDemoKV),
 		"starlark": starlark.NewBuiltin("client.starlark", newStarlark),
 		"exec":     starlark.NewBuiltin("client.exec", newExec),
+		"process":  starlark.NewBuiltin("client.process", newProcess),
 	},
 }
 

@@ -1,11 +1,14 @@
 package client
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/faultline/faultline/client"
 )
 
 func TestModule(t *testing.T) {
@@ -35,6 +38,14 @@ func TestModule(t *testing.T) {
 		{`c = client.exec(argv = ["op"], service = "http")`, "out of range", ""},
 		{`c = client.exec(argv = ["op"], env = {"A-B": "1"})`, "not a shell identifier", ""},
 		{`c = client.exec(argv = ["op"], env = {"A": 1})`, "env must map strings to strings", ""},
+		{`c = client.process(argv = ["python3", "client.py"])`, "", `client.process(argv=["python3", "client.py"])`},
+		{`c = client.process(argv = ["c"], timeout = "2s", env = {"PW": "secret"}, service = "http", port = 8080)`, "",
+			`client.process(argv=["c"], timeout="2s", service="http", port=8080)`},
+		{`c = client.process(argv = [])`, "argv must name a command", ""},
+		{`c = client.process(argv = ["c", 1])`, "argv[1] must be a string", ""},
+		{`c = client.process(argv = ["c"], timeout = 0)`, "positive", ""},
+		{`c = client.process(argv = ["c"], port = 80)`, "port needs service", ""},
+		{`c = client.process(argv = ["c"], env = {"A": 1})`, "env must map strings to strings", ""},
 	}
 	for _, c := range cases {
 		globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{}, "t.star", c.src,
@@ -50,6 +61,27 @@ func TestModule(t *testing.T) {
 		}
 		if got := globals["c"].String(); got != c.want {
 			t.Errorf("%s = %s, want %s", c.src, got, c.want)
+		}
+	}
+}
+
+// client.process resolves its working directory against the directory of
+// the file that calls it, so argv can name a script beside the suite.
+func TestNewProcessDir(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ src, want string }{
+		{`c = client.process(argv = ["python3", "client.py"])`, dir},
+		{`c = client.process(argv = ["python3", "client.py"], dir = "sub")`, filepath.Join(dir, "sub")},
+		{`c = client.process(argv = ["python3", "client.py"], dir = "/abs")`, "/abs"},
+	} {
+		globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{}, filepath.Join(dir, "suite.star"), c.src,
+			starlark.StringDict{"client": Module})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, _ := FromStarlark(globals["c"])
+		if got := cl.(*client.Process).Dir; got != c.want {
+			t.Errorf("%s: dir %q, want %q", c.src, got, c.want)
 		}
 	}
 }

@@ -93,6 +93,17 @@ func init() {
 		star.FuncDoc{Name: "process_limit", Summary: "g's ops on at most n distinct processes over the whole run.",
 			Doc:    "Once n are in use, g sees only the threads still running one of them, and ends when all of those have crashed: no trickle of ever-new processes.",
 			Params: []star.Param{{Name: "n", Doc: "the most processes (not negative)"}, genParam("g")}, Returns: "a generator"},
+		star.FuncDoc{Name: "concurrent_keys", Summary: "Jepsen's independent/concurrent-generator: n threads per key, keys rotating.",
+			Doc: "The client threads are split, in order, into groups of n. Each group works on one key at a time, running fn(key)'s generator " +
+				"until it is exhausted, then takes the next key nobody has had. Every op is stamped with its group's key (the op's key field), " +
+				"so check.linearizable(model = \"kv\") checks each key's history on its own, as Jepsen's independent/checker does; fn's generator " +
+				"gives plain register ops (read, write, cas) and needs no key. When the keys run out each group stops; the generator ends when every group has. " +
+				"The concurrency must be a multiple of n, else the run fails saying so. A completion that arrives after its group moved to " +
+				"the next key is not shown to the new key's generator.",
+			Params: []star.Param{{Name: "n", Doc: "threads per key (positive)"},
+				{Name: "fn", Doc: "fn(key) -> the generator of one key", Example: "lambda k: gen.limit(30, gen.repeat({\"f\": \"read\"}))"},
+				{Name: "keys", Default: "None", Doc: "a list of keys, handed out in order; None: 0, 1, 2, ... without end"}},
+			Returns: "a generator"},
 	)
 	star.DocumentType(star.TypeDoc{Name: "generator", Summary: "A generator of operations.",
 		From: "every gen.* builtin, nemesis.heal()", Doc: "Accepted wherever a generator is: scenario(workload = ...), final =, and every gen.* argument."})

@@ -49,6 +49,7 @@ var Module = &starlarkstruct.Module{
 		"flip_flop":         binary("flip_flop", gen.FlipFlop),
 		"concurrency_limit": counted("concurrency_limit", gen.ConcurrencyLimit),
 		"process_limit":     counted("process_limit", gen.ProcessLimit),
+		"concurrent_keys":   starlark.NewBuiltin("gen.concurrent_keys", concurrentKeysBuiltin),
 	},
 }
 
@@ -278,4 +279,56 @@ func logBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kw
 		return nil, err
 	}
 	return NewValue("log", gen.Log(msg)), nil
+}
+
+// concurrentKeysBuiltin is gen.concurrent_keys(n, fn, keys = None): Jepsen's
+// independent/concurrent-generator. fn(key) returns the generator of one
+// key (anything FromStarlark accepts); keys is a list of keys or None for
+// 0, 1, 2, ...
+func concurrentKeysBuiltin(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var (
+		n    int
+		fn   starlark.Callable
+		keys starlark.Value = starlark.None
+	)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "n", &n, "fn", &fn, "keys?", &keys); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%s: n (threads per key) must be positive, got %d", b.Name(), n)
+	}
+	var goKeys []any
+	if keys != starlark.None {
+		l, ok := keys.(starlark.Indexable)
+		if !ok {
+			return nil, fmt.Errorf("%s: keys must be a list of keys or None (0, 1, 2, ...), got %s", b.Name(), keys.Type())
+		}
+		goKeys = make([]any, l.Len())
+		for i := range goKeys {
+			k, err := star.ToGo(l.Index(i))
+			if err != nil {
+				return nil, fmt.Errorf("%s: keys[%d]: %w", b.Name(), i, err)
+			}
+			goKeys[i] = k
+		}
+		if len(goKeys) == 0 {
+			return nil, fmt.Errorf("%s: keys is empty; give at least one key, or None for 0, 1, 2, ...", b.Name())
+		}
+	}
+	fgen := func(ctx *gen.Context, key any) (gen.Generator, error) {
+		sk, err := star.FromGo(key)
+		if err != nil {
+			return nil, fmt.Errorf("%s: key %v: %w", b.Name(), key, err)
+		}
+		v, err := call(ctx, b.Name(), fn, sk)
+		if err != nil {
+			return nil, err
+		}
+		g, err := FromStarlark(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s(%s) returned %s: %w", b.Name(), fn.Name(), sk, v.Type(), err)
+		}
+		return g, nil
+	}
+	return NewValue("concurrent_keys", gen.ConcurrentKeys(n, goKeys, fgen)), nil
 }

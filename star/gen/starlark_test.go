@@ -73,6 +73,7 @@ func TestStarlarkModule(t *testing.T) {
 		{"process limit", `g = gen.process_limit(1, gen.limit(2, gen.repeat({"f": "a"})))`, 2, false, "0:0:a 10:0:a"},
 		{"each thread", `g = gen.each_thread({"f": "a"})`, 2, false, "0:0:a 0:1:a"},
 		{"reserve", `g = gen.limit(3, gen.reserve(1, gen.repeat({"f": "w"}), gen.repeat({"f": "r"})))`, 2, false, "0:0:w 0:1:r 10:0:w"},
+		{"concurrent keys", `g = gen.concurrent_keys(1, lambda k: gen.limit(k + 1, gen.repeat({"f": "k%d" % k})), keys = [1, 0])`, 2, false, "0:0:k1 0:1:k0 10:0:k1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,6 +106,25 @@ func TestStarlarkOpDictFields(t *testing.T) {
 	}
 }
 
+// gen.concurrent_keys stamps each op with its group's key, so the kv checker
+// splits the history by it.
+func TestStarlarkConcurrentKeysStampsKey(t *testing.T) {
+	g, err := loadGen(t, `g = gen.limit(4, gen.concurrent_keys(2, lambda k: gen.limit(2, gen.repeat({"f": "read"})), keys = ["a", "b"]))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := virtualRun(t, g, gen.Config{Concurrency: 2, Env: NewEnv(newThread())})
+	var keys []any
+	for _, op := range ops {
+		if op.Type == history.Invoke {
+			keys = append(keys, op.Key)
+		}
+	}
+	if want := []any{"a", "a", "b", "b"}; !reflect.DeepEqual(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+}
+
 func TestStarlarkBuildErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{`g = {"value": 1}`, `missing "f"`},
@@ -126,6 +146,9 @@ func TestStarlarkBuildErrors(t *testing.T) {
 		{`g = gen.f_map({"a": 1}, {"f": "a"})`, "strings to strings"},
 		{`g = gen.any(1)`, "argument 1"},
 		{`g = gen.on_threads(1, {"f": "a"})`, "gen.on_threads"},
+		{`g = gen.concurrent_keys(0, lambda k: {"f": "a"})`, "threads per key"},
+		{`g = gen.concurrent_keys(1, lambda k: {"f": "a"}, keys = [])`, "keys is empty"},
+		{`g = gen.concurrent_keys(1, lambda k: {"f": "a"}, keys = 3)`, "keys must be a list"},
 	}
 	for _, c := range cases {
 		_, err := loadGen(t, c.src)
@@ -182,7 +205,7 @@ func TestValue(t *testing.T) {
 	if err != nil || g != v.Generator() {
 		t.Fatalf("FromStarlark(value) = %v, %v", g, err)
 	}
-	if names := Module.AttrNames(); len(names) != 26 {
+	if names := Module.AttrNames(); len(names) != 27 {
 		t.Fatalf("module has %d members: %v", len(names), names)
 	}
 }

@@ -31,7 +31,14 @@ func init() {
 	star.Describe("nemesis", "Faults: each builder returns a nemesis package, a schedule of fault cycles (wait, inject, hold, heal) and a final heal.",
 		"Give one as scenario(nemesis = ...), or a dict of them keyed by tier. Every cycle takes start (the first fault), interval "+
 			"(the wait after each heal), hold (how long a fault stays) and repeat (False: once, at start). Each fault is read back on "+
-			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.")
+			"the victims after it is injected (landing), and healed at the end of the run and by faultline heal.\n\n"+
+			"The schedule runs on the load's time: no fault is injected after the budget's duration, and a fault injected before it is "+
+			"held for its whole hold and healed even past it. After the nemesis's last step the load always runs on for the recovery "+
+			"tail, a tenth of the duration (at least 5s, at most 1m; longer on nodes that run slower than the controller), on the "+
+			"healed system, so the run can judge recovery (RF8: the second half of that stretch against the load before the first "+
+			"fault). A schedule that already ends that long before the load does costs nothing; with repeat = True it usually does "+
+			"not, and the run goes on past its duration by what is missing. The run marks the tail as the phase \"recovery\" in "+
+			"schedule.jsonl and says in the session log how long it was.")
 	pkg := "a nemesis package"
 	star.Document("nemesis",
 		star.FuncDoc{Name: "partition", Summary: "Network partitions, on every node's firewall.",
@@ -43,15 +50,15 @@ func init() {
 			Params:  params([]star.Param{nodesP, {Name: "probability", Default: "(required)", Example: "0.3", Doc: "the probability each packet is dropped, a float in (0, 1]; leaving it out fails"}}, timingP(true)...),
 			Returns: pkg},
 		star.FuncDoc{Name: "kill", Summary: "kill -9 of the process matching pattern on the victims, restarted after hold.",
-			Params: params(params([]star.Param{{Name: "pattern", Doc: "the process's command-line pattern (as pkill -f)"}, nodesP}, timingP(true)...),
+			Params: params(params([]star.Param{{Name: "pattern", Doc: "the process's command-line pattern (as pkill -f); only faultline's own processes are signalled: those node.start_daemon started and their children, or with pidfile the process it names and its children; the node's own that match are left alone"}, nodesP}, timingP(true)...),
 				star.Param{Name: "command", Default: "None", Example: `["/usr/bin/true"]`, Doc: "the argv that restarts the process (e.g. a db recipe's start); required unless restart is a list"},
 				star.Param{Name: "restart", Default: "None", Example: `"10s"`, Doc: "how long the process stays dead (replaces hold), or the restart argv as a list"},
-				star.Param{Name: "pidfile", Default: `""`, Doc: "the pidfile the restarted process writes"},
+				star.Param{Name: "pidfile", Default: `""`, Doc: "the pidfile the restarted process writes; given, kill acts only on the process it names and its children"},
 				star.Param{Name: "logfile", Default: `""`, Doc: "where the restarted process logs"},
 				star.Param{Name: "ready", Default: "None", Example: `["sh", "-c", "curl -sf http://127.0.0.1:2379/health"]`, Doc: "an argv that succeeds once the restarted process serves again (a db recipe's ready); the restart runs it until it does, up to 30 s (stretched on slow nodes), and records how long it took"}),
 			Returns: pkg},
 		star.FuncDoc{Name: "pause", Summary: "SIGSTOP of the process matching pattern on the victims, SIGCONT after hold.",
-			Params:  params([]star.Param{{Name: "pattern", Doc: "the process's command-line pattern (as pkill -f)"}, nodesP}, timingP(true)...),
+			Params:  params([]star.Param{{Name: "pattern", Doc: "the process's command-line pattern (as pkill -f); only processes node.start_daemon started and their children are stopped, and only those pause stopped (by pid and start time) are continued; the node's own that match are left alone"}, nodesP}, timingP(true)...),
 			Returns: pkg},
 		star.FuncDoc{Name: "bandwidth", Summary: "A bandwidth limit on the victims' interfaces.",
 			Params: params([]star.Param{nodesP, {Name: "rate", Default: `"1mbit"`, Doc: "the rate, as tc writes it"}}, timingP(true)...), Returns: pkg},
@@ -76,16 +83,24 @@ func init() {
 			Params:  params([]star.Param{nodesP, {Name: "delay", Default: `"50ms"`, Doc: "the added latency"}, {Name: "jitter", Default: `""`, Doc: "its variation"}}, timingP(true)...),
 			Returns: pkg},
 		star.FuncDoc{Name: "fill_disk", Summary: "Fills the filesystem holding path with a file of size.",
-			Params:  params([]star.Param{{Name: "path", Doc: "where the filler file goes"}, {Name: "size", Doc: `its size ("100M")`}, nodesP}, timingP(true)...),
+			Params:  params([]star.Param{{Name: "path", Doc: "where the filler file goes: a path that does not exist (one that does is the node's, and is refused)"}, {Name: "size", Doc: `its size ("100M")`}, nodesP}, timingP(true)...),
 			Returns: pkg},
-		star.FuncDoc{Name: "truncate_file", Summary: "Truncates the file at path to size; never healed, the damage stays.",
+		star.FuncDoc{Name: "truncate_file", Summary: "Truncates the file at path to size; not healed during the run (the damage is the system's to face); the cut bytes are kept and put back after the db's teardown if the file is still as the fault left it.",
 			Params:  params(params([]star.Param{{Name: "path", Doc: "the file"}, nodesP}, timingP(false)...), star.Param{Name: "size", Default: "0", Doc: "the length it is cut to"}),
 			Returns: pkg},
-		star.FuncDoc{Name: "bitflip_file", Summary: "Flips one bit of the file at path; never healed, the damage stays.",
+		star.FuncDoc{Name: "bitflip_file", Summary: "Flips one bit of the file at path; not healed during the run (the damage is the system's to face); the byte is kept and put back after the db's teardown if the file is still as the fault left it.",
 			Params: params(params([]star.Param{{Name: "path", Doc: "the file"}, nodesP}, timingP(false)...),
 				star.Param{Name: "offset", Default: "0", Doc: "the byte offset"}, star.Param{Name: "bit", Default: "0", Doc: "the bit (0..7)"}),
 			Returns: pkg},
 		star.FuncDoc{Name: "compose", Summary: "Every package's faults at their own times (they may overlap), with one final heal.",
+			Doc: "Faults that act on the same thing never overlap, so composed faults cannot undo or refuse one another: a kill or " +
+				"pause due while another kill or pause holds the nodes' process waits for its restart or resume; a partition due while " +
+				"one is in effect waits for its heal (a node never carries two grudges); bandwidth, delay and netem share one qdisc and " +
+				"take turns; a fault never overlaps itself. The waiting fault is injected at the other's heal, held for its whole hold, " +
+				"and its later repeats keep their interval from its own heal; one pushed past the end of the load never fires, and the " +
+				"run lists it as scheduled but not injected. Faults on different things (a partition and a kill, loss and a pause) " +
+				"overlap as scheduled. This holds for packages built from fault cycles (every builder here, and nemesis.fault); a " +
+				"custom generator's ops run as given.",
 			Params: []star.Param{{Name: "nemeses", Doc: "a list of nemesis packages or generators"}}, Returns: pkg},
 		star.FuncDoc{Name: "heal", Summary: "A generator of one heal op: ends every fault in effect.", Returns: "a generator"},
 		star.FuncDoc{Name: "fault", Summary: "A fault written in Starlark, registered beside the built-in ones.",
