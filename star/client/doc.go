@@ -69,7 +69,7 @@ func init() {
 				"address it is given (through the proxy mesh on --local nodes, so partitions cut it). One process per worker process: " +
 				"faultline writes {\"type\": \"open\", \"node\", \"process\", \"thread\", \"addr\", \"nodes\": [{\"name\", \"addr\"}]} and expects " +
 				"{\"type\": \"ok\"}; then per op {\"type\": \"invoke\", \"f\", \"key\" (when set), \"value\", \"process\", \"node\", extra fields} and " +
-				"expects one line {\"type\": \"ok\" | \"fail\" | \"info\", \"value\" (absent: the invocation's), \"error\", any extra fields, kept in the history}; " +
+				"expects one line {\"type\": \"ok\" | \"fail\" | \"info\", \"value\" (absent: the invocation's), \"error\", any extra fields (top-level keys, or an \"extra\" object as client.starlark returns), kept in the history}; " +
 				"last {\"type\": \"close\"}. No reply within the timeout, the process exiting, or a reply that is not such an object makes the op info " +
 				"and kills the process; the thread's next process starts a fresh one with its own open. A refused open fails the op that needed it. " +
 				"Each process's stderr goes to logs/client-process/p<process>-<node>.stderr.log in the run's artifacts. FAULTLINE_NODE, FAULTLINE_PROCESS " +
