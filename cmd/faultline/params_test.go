@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -177,6 +178,23 @@ func TestRunTestCount(t *testing.T) {
 	sessions, _ := filepath.Glob(filepath.Join(out, "params", "*"))
 	if len(sessions) != 3 {
 		t.Errorf("%d sessions, want 3: %v", len(sessions), sessions)
+	}
+
+	// -o json: one document holding every run, and the same exit code.
+	code, stdout, stderr = runCLI(t, "run", script, "--test-count", "2", "--seed", "20", "-o", "json", "--out", t.TempDir())
+	var doc struct {
+		TestCount int `json:"test_count"`
+		ExitCode  int `json:"exit_code"`
+		Runs      []struct {
+			Seed   string `json:"seed"`
+			Result string `json:"result"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("-o json is not one JSON document (%v):\n%s\n%s", err, stdout, stderr)
+	}
+	if code != exitOK || doc.ExitCode != 0 || len(doc.Runs) != 2 || doc.Runs[1].Seed != "21" || doc.Runs[0].Result != "valid" {
+		t.Errorf("exit %d, document %+v", code, doc)
 	}
 }
 
