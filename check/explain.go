@@ -175,15 +175,31 @@ func opRef(h []history.Op, o porcupine.Operation) string {
 	return fmt.Sprintf("#%d->#%d", h[in.invoke].Index, h[out.complete].Index)
 }
 
-// opLine is one op as a row of text: indices, process, what it did.
+// opLine is one op as a row of text: indices, process, what it did and
+// the extra fields its client recorded.
 func (c *linearizable) opLine(h []history.Op, o porcupine.Operation) string {
 	in := opIn(o)
-	return fmt.Sprintf("%-12s p%-3s %-22s", opRef(h, o), history.ProcessName(h[in.invoke].Process), describeOp(in, opOut(o)))
+	return fmt.Sprintf("%-12s p%-3s %-22s", opRef(h, o), history.ProcessName(h[in.invoke].Process), describeOp(in, opOut(o))+opExtra(h, o))
 }
 
-// opTitle names an op in a sentence: "#84->#85 (p11 read -> 2)".
+// opTitle names an op in a sentence: "#84->#85 (p11 read -> 2)", or
+// "#84->#85 (p11 read -> 2; zxid=12)" with the client's extra fields.
 func opTitle(h []history.Op, o porcupine.Operation) string {
-	return fmt.Sprintf("%s (p%s %s)", opRef(h, o), history.ProcessName(h[opIn(o).invoke].Process), describeOp(opIn(o), opOut(o)))
+	return fmt.Sprintf("%s (p%s %s%s)", opRef(h, o), history.ProcessName(h[opIn(o).invoke].Process), describeOp(opIn(o), opOut(o)), opExtra(h, o))
+}
+
+// opExtra is "; " and the extra fields a client recorded on the op (a
+// zxid, a stream sequence: what tells a reader where the op landed), from
+// its completion or, when it never completed, its invocation; "" when none.
+func opExtra(h []history.Op, o porcupine.Operation) string {
+	src := &h[opIn(o).invoke]
+	if out := opOut(o); out.complete >= 0 {
+		src = &h[out.complete]
+	}
+	if len(src.Extra) == 0 {
+		return ""
+	}
+	return "; " + history.ExtraText(src.Extra)
 }
 
 func joinValues(vs []any) string {

@@ -90,6 +90,22 @@ func TestExplanationContent(t *testing.T) {
 	}
 }
 
+// TestExplanationExtra: the extra fields a client recorded on an op (here
+// a zxid) are named wherever the explanation names the op.
+func TestExplanationExtra(t *testing.T) {
+	h := testhist.JepsenLog(t, staleRead...)
+	for i := range h {
+		if h[i].Index == 8 { // the stale read's completion
+			h[i].Extra = map[string]any{"zxid": int64(12), "server": "n1"}
+		}
+	}
+	res := run(t, mustLinearizable(t, "register", nil), h)
+	want := `#6->#8 (p2 read -> 1; server="n1" zxid=12)`
+	if !strings.Contains(res.Explanation, want+" cannot be linearized") || !strings.Contains(res.Summary, want) {
+		t.Errorf("explanation or summary lacks %q:\n%s\n%s", want, res.Summary, res.Explanation)
+	}
+}
+
 func TestTimeoutGolden(t *testing.T) {
 	res := mustLinearizable(t, "register", nil).Check(context.Background(), hardHistory(t, 30), Env{Timeout: 20 * time.Millisecond})
 	golden(t, "timeout-register.txt", resultText(res))

@@ -31,9 +31,9 @@ const DefaultExecTimeout = 10 * time.Second
 //     FAULTLINE_ADDR carry the same in the environment. Stdin rather than
 //     arguments: values of any shape and size need no quoting.
 //   - exit 0: stdout is the completion. An object with a "type" key
-//     ("ok", "fail" or "info", with optional "value" and "error") is taken
-//     as is; any other JSON value is the value of an ok completion; empty
-//     stdout is ok keeping the invocation's value (a write). Stdout that is
+//     ("ok", "fail" or "info", with optional "value", "error" and "extra",
+//     an object of more fields to record on the op) is taken as is; any
+//     other JSON value is the value of an ok completion; empty stdout is ok keeping the invocation's value (a write). Stdout that is
 //     not JSON, or an object with other keys beside type, is info: the
 //     command ran, so the op may have taken effect.
 //   - exit 1: fail, a definite failure (the command says the op did not
@@ -250,8 +250,8 @@ func execOK(op history.Op, stdout []byte) history.Op {
 		return out
 	}
 	for k := range obj {
-		if k != "type" && k != "value" && k != "error" {
-			return execInfo(op, fmt.Sprintf("exit 0, but the completion has key %q; keys are type, value and error", k))
+		if k != "type" && k != "value" && k != "error" && k != "extra" {
+			return execInfo(op, fmt.Sprintf("exit 0, but the completion has key %q; keys are type, value, error and extra", k))
 		}
 	}
 	name, _ := typ.(string)
@@ -265,6 +265,16 @@ func execOK(op history.Op, stdout []byte) history.Op {
 	}
 	if e, ok := obj["error"]; ok {
 		out.Error = e
+	}
+	if x, ok := obj["extra"]; ok && x != nil {
+		m, isMap := x.(map[string]any)
+		if !isMap {
+			return execInfo(op, fmt.Sprintf("exit 0, but the completion's extra is %s; want an object of field name to value", execAbbrev(history.FormatEDN(x))))
+		}
+		var err error
+		if out, err = history.WithExtra(out, m); err != nil {
+			return execInfo(op, "exit 0, but the completion's "+err.Error())
+		}
 	}
 	return out
 }

@@ -39,6 +39,9 @@ func TestExecCompletion(t *testing.T) {
 		{"completion info", `{"type": "info", "error": "timed out upstream"}`, nil, history.Info, nil, "timed out upstream"},
 		{"completion with an unknown type", `{"type": "maybe"}`, nil, history.Info, nil, `type is maybe`},
 		{"completion with an unknown key", `{"type": "ok", "valu": 1}`, nil, history.Info, nil, `key "valu"`},
+		{"completion with extra fields", `{"type": "ok", "value": 4, "extra": {"seq": 9}}`, nil, history.OK, int64(4), ""},
+		{"extra naming a core field", `{"type": "ok", "extra": {"node": "n2"}}`, nil, history.Info, nil, `extra field "node" names a core op field`},
+		{"extra not an object", `{"type": "ok", "extra": [1]}`, nil, history.Info, nil, "extra is [1]"},
 		{"stdout not JSON", "OK done", nil, history.Info, nil, "stdout is not JSON"},
 		{"two JSON values", "1 2", nil, history.Info, nil, "stdout is not JSON"},
 		{"exit 1 with a JSON error", "", exit(1, `{"error": "cas mismatch"}`, "ignored"), history.Fail, nil, "cas mismatch"},
@@ -63,6 +66,9 @@ func TestExecCompletion(t *testing.T) {
 			}
 			if tc.wantType == history.OK && !reflect.DeepEqual(got.Value, tc.wantValue) {
 				t.Errorf("value = %#v, want %#v", got.Value, tc.wantValue)
+			}
+			if strings.Contains(tc.stdout, `"seq"`) && !reflect.DeepEqual(got.Extra, map[string]any{"seq": int64(9)}) {
+				t.Errorf("extra = %v, want seq 9", got.Extra)
 			}
 			msg := ""
 			if got.Error != nil {

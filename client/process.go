@@ -44,8 +44,9 @@ const processCloseGrace = 2 * time.Second
 //   - {"type": "invoke", "f", "key" (when set), "value", "process",
 //     "node", and the invocation's extra fields} per op. The reply's "type"
 //     is "ok", "fail" or "info"; "value" replaces the op's value (absent, an
-//     ok op keeps the invocation's: a write); "error" is the op's error; any
-//     other key is an extra field of the completion. Fields that belong to
+//     ok op keeps the invocation's: a write); "error" is the op's error;
+//     "extra", an object, holds extra fields of the completion (as in
+//     client.starlark and client.exec), and so does any other key. Fields that belong to
 //     the invocation (f, key, process, node, time, index, fault_epoch) may
 //     be echoed unchanged, so a process can reply with the op it was given.
 //   - {"type": "close"} last; stdin is then closed, and a process still
@@ -442,6 +443,17 @@ func processCompletion(op history.Op, reply map[string]any, w *processWorker) hi
 			out.Value = v
 		case "error":
 			out.Error = v
+		case "extra":
+			// The spelling client.starlark and client.exec use: an
+			// object of extra fields, merged like top-level ones.
+			m, isMap := v.(map[string]any)
+			if !isMap {
+				return bad(fmt.Sprintf("the reply's extra is %s; want an object of field name to value", history.FormatEDN(v)))
+			}
+			var err error
+			if out, err = history.WithExtra(out, m); err != nil {
+				return bad("the reply's " + err.Error())
+			}
 		default:
 			if isReserved(k) {
 				if !history.Equal(v, invoked[k]) && !(k == "key" && v == nil && op.Key == nil) {

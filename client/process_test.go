@@ -57,6 +57,9 @@ func TestProcessProtocol(t *testing.T) {
 	if got := invokeF(w, "echo", "v"); got.Type != history.OK || got.Value != "v" || got.Extra != nil {
 		t.Fatalf("echo: %+v", got)
 	}
+	if got := invokeF(w, "nested-extra", nil); got.Type != history.OK || got.Extra["zxid"] != int64(12) || got.Extra["extra"] != nil {
+		t.Fatalf("nested-extra: %+v", got)
+	}
 	if got := invokeF(w, "nope", nil); got.Type != history.Fail || got.Error != "unknown f nope" {
 		t.Fatalf("fail: %+v", got)
 	}

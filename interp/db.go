@@ -244,6 +244,11 @@ func dbLifecycle(ctx context.Context, d *DB, o RunOptions, r *Result, saveLogs f
 	teardown = func() {
 		once.Do(func() {
 			saveLogs()
+			if o.LeaveDBRunning {
+				note("db teardown after the run: skipped (--leave-db-running)")
+				r.DBLeftRunning = true
+				return
+			}
 			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dbTimeout)
 			defer cancel()
 			if err := d.onEveryNode(tctx, o, "teardown", d.Teardown); err != nil {

@@ -123,3 +123,64 @@ func TestRunDBLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// dbLeaveScript's setup removes the teardown mark, so the mark exists
+// after a run only when the teardown after the run happened.
+const dbLeaveScript = `
+def setup(node):
+    node.exec("rm", "-f", %[1]q + "/teardown-" + node.name)
+    node.exec("touch", %[1]q + "/setup-" + node.name)
+
+def teardown(node):
+    node.exec("touch", %[1]q + "/teardown-" + node.name)
+
+scenario(name = "d", client = client.register(), workload = gen.limit(5, {"f": "read"}),
+         checker = check.stats(), time = "real",
+         db = struct(setup = setup, teardown = teardown, logs = [%[2]q]))
+`
+
+// TestRunLeaveDBRunning: with LeaveDBRunning the db is set up, its logs
+// saved, and not torn down after the run; the result and db-cycle.log say
+// so. Without it, the teardown runs.
+func TestRunLeaveDBRunning(t *testing.T) {
+	for _, leave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("leave=%v", leave), func(t *testing.T) {
+			marks := t.TempDir()
+			logFile := filepath.Join(marks, "db.log")
+			if err := os.WriteFile(logFile, []byte("hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			pool, err := control.NewPool([]control.Node{{Name: "n1", Host: "n1"}, {Name: "n2", Host: "n2"}}, control.LocalDialer())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			dir := writeFiles(t, map[string]string{"main.star": fmt.Sprintf(dbLeaveScript, marks, logFile)})
+			script, err := Load(context.Background(), filepath.Join(dir, "main.star"), LoadOptions{Pool: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			r, err := Run(context.Background(), script.Scenarios[0], RunOptions{Seed: 1, Dir: out, Pool: pool, LeaveDBRunning: leave})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.DBLeftRunning != leave {
+				t.Errorf("DBLeftRunning = %v, want %v", r.DBLeftRunning, leave)
+			}
+			for _, n := range []string{"n1", "n2"} {
+				_, err := os.Stat(filepath.Join(marks, "teardown-"+n))
+				if tornDown := err == nil; tornDown == leave {
+					t.Errorf("%s: torn down after the run: %v, want %v", n, tornDown, !leave)
+				}
+				if _, err := os.Stat(filepath.Join(out, "logs", n, "db.log")); err != nil {
+					t.Errorf("%s: logs not saved: %v", n, err)
+				}
+			}
+			cycle, _ := os.ReadFile(filepath.Join(out, dbCycleFile))
+			if got := strings.Contains(string(cycle), "skipped (--leave-db-running)"); got != leave {
+				t.Errorf("db-cycle.log says skipped: %v, want %v:\n%s", got, leave, cycle)
+			}
+		})
+	}
+}

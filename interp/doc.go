@@ -60,6 +60,16 @@ func init() {
 				{Name: "min_ops", Default: "0", Doc: "client ops that must end with a known outcome (ok or fail; an info op may never have happened) for the run to count"},
 			},
 			Returns: "a budget value"},
+		star.FuncDoc{Name: "param", Summary: "A value given on the command line with `faultline run SCRIPT -p name=VALUE`, or default.",
+			Doc: "The value is converted to the type of default: an int, float or bool default makes -p name=VALUE parse as one (a value that does not is a usage error naming the flag, exit 64); " +
+				"a string or None default takes the text as it is. Parameters are read while the script loads (at top level, or in a function it calls), not from a client or generator at run time: keep the value in a global. " +
+				"A -p the script never reads is a usage error naming it, so a typo cannot run another test silently. The values are recorded in each run's schedule, so `faultline replay`, `faultline reduce` and `faultline heal --session` load the script with the same ones, and the reproduce command repeats them. " +
+				"For a plan, -p reaches the suite (faultline.star) the compiled scenarios load. Example: bug = param(\"bug\", \"\") selects a planted bug with -p bug=stale-reads (examples/byo-http/tunable.star).",
+			Params: []star.Param{
+				{Name: "name", Doc: "the parameter's name, as -p spells it (letters, digits, _, - and .)", Example: `"bug"`},
+				{Name: "default", Default: "None", Doc: "the value when -p does not give one; its type is the type -p's value is read as"},
+			},
+			Returns: "the value: default's type (a string when default is None)"},
 		star.FuncDoc{Name: "struct", Summary: "A struct whose fields are the keyword arguments (starlark-go's starlarkstruct).",
 			Doc:    "db recipes are structs: struct(setup = setup, teardown = teardown, primaries = primaries, logs = [...], log_alarms = [...], log_expected = [...]).",
 			Params: []star.Param{{Name: "**fields", Doc: "the fields"}}, Returns: "a struct"},

@@ -45,6 +45,10 @@ type RunOptions struct {
 	// Replay, when set, drives the run from a recorded schedule instead of
 	// the scenario's workload and nemesis generators.
 	Replay *Replay
+	// LeaveDBRunning skips the db's teardown after the run (Jepsen's
+	// --leave-db-running), to poke at the system by hand; its logs are
+	// still saved, and `faultline heal --session` tears it down later.
+	LeaveDBRunning bool
 }
 
 // Replay is a recorded schedule to run again (faultline replay, re-runs).
@@ -67,10 +71,12 @@ type Result struct {
 	// by it and op floors divided by it. 1 on nodes as fast as the host.
 	Scale       float64
 	Concurrency int
-	Summary     gen.Summary
-	Check       check.Result
-	HistoryPath string
-	Ops         []history.Op
+	// DBLeftRunning: the db was set up and, as asked, not torn down.
+	DBLeftRunning bool
+	Summary       gen.Summary
+	Check         check.Result
+	HistoryPath   string
+	Ops           []history.Op
 	// Problems are reasons the run cannot count as a pass whatever the
 	// checker says: too little load, an interrupted run, faults that did
 	// not show their landing evidence or could not be healed.
@@ -186,7 +192,8 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	sched, err := NewScheduleWriter(filepath.Join(o.Dir, ScheduleFile), ScheduleHeader{
 		Schedule: ScheduleVersion, Scenario: s.Name, Tier: o.Tier, Seed: o.Seed, Concurrency: conc,
 		Nodes: nodes, Script: absPath(o.Script), Local: localPool(o.Pool),
-		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC()})
+		ScriptSHA256: fileSHA256(o.Script), SuiteSHA256: fileSHA256(o.Suite), Libs: s.libs, Started: time.Now().UTC(),
+		Params: s.params, Overrides: s.overridesRecorded()})
 	if err != nil {
 		return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
 	}

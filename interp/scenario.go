@@ -58,6 +58,8 @@ type Scenario struct {
 	OpTimeout   time.Duration
 	Time        string   // "auto", "virtual" or "real"
 	libs        []LibUse // the --lib files the script loaded (Load sets it), recorded by Run
+	params      Params   // the -p values the script loaded with (Load sets it), recorded by Run
+	overrides   Overrides
 	// Nemesis is the scenario's faults (nil = none); Landing the evidence
 	// the run must show that they took effect.
 	Nemesis *nemesis.Package
@@ -84,8 +86,18 @@ type Scenario struct {
 // defaultFinalTimeout bounds a scenario's final phase when it sets no final_timeout.
 const defaultFinalTimeout = 30 * time.Second
 
-// Budget returns the scenario's budget for tier.
+// Budget returns the scenario's budget for tier, with the duration
+// --time-limit gives in place of the script's.
 func (s *Scenario) Budget(tier string) (Budget, error) {
+	b, err := s.scriptBudget(tier)
+	if err == nil && s.overrides.TimeLimit > 0 {
+		b.Duration = s.overrides.TimeLimit
+	}
+	return b, err
+}
+
+// scriptBudget is the budget the script declares for tier.
+func (s *Scenario) scriptBudget(tier string) (Budget, error) {
 	if len(s.Budgets) == 0 {
 		return defaultBudget, nil
 	}

@@ -43,6 +43,11 @@ type ScheduleHeader struct {
 	// digest; the files themselves are kept in the artifact directory's
 	// libs/NAME (see LibUse.Kept).
 	Libs []LibUse `json:"libs,omitempty"`
+	// Params are the -p values the script loaded with, and Overrides the
+	// command line's --time-limit and --concurrency: a replay, reduction
+	// or heal loads and runs the scenario with the same.
+	Params    Params     `json:"params,omitempty"`
+	Overrides *Overrides `json:"overrides,omitempty"`
 }
 
 // Event is one line of a schedule after the header: an invocation (a client

@@ -31,6 +31,9 @@ type LoadOptions struct {
 	Steps uint64            // Starlark step limit while loading (0 = default)
 	Print io.Writer         // where print() goes (nil = stderr)
 	Pool  *control.Pool     // the nodes scripts may reach (nil = none)
+	// Params are the -p values param() reads; one the script never reads
+	// is a *ParamError.
+	Params Params
 }
 
 // Script is a loaded scenario file.
@@ -55,19 +58,30 @@ func Load(ctx context.Context, path string, o LoadOptions) (*Script, error) {
 	col := &collector{}
 	thread := newThread(ctx, "load", o.Print, seed.New(o.Seed, "load"), o.Steps, o.Pool)
 	thread.SetLocal(collectorKey, col)
+	params := &paramState{given: o.Params, read: map[string]bool{}}
+	thread.SetLocal(paramsKey, params)
 	l := newLoader(o.Libs, Predeclared())
 	thread.Load = l.load
 	stop := watchCancel(ctx, thread)
 	defer stop()
 	if _, err := l.exec(thread, abs); err != nil {
+		if params.bad != nil {
+			if se, ok := scriptError(err).(*ScriptError); ok {
+				return nil, &ParamError{Msg: fmt.Sprintf("%s (read by param() at %s:%d)", params.bad.Msg, se.File, se.Line)}
+			}
+			return nil, params.bad
+		}
 		return nil, scriptError(err)
+	}
+	if err := params.unreadParams(); err != nil {
+		return nil, err
 	}
 	if len(col.scenarios) == 0 {
 		return nil, &ScriptError{File: displayPath(abs), Line: 1, Col: 1, Msg: "no scenario(...) declared: nothing to run"}
 	}
 	libs := l.usedLibs()
 	for _, sc := range col.scenarios {
-		sc.libs = libs
+		sc.libs, sc.params = libs, o.Params
 	}
 	return &Script{Path: path, Scenarios: col.scenarios, Libs: libs}, nil
 }
@@ -80,6 +94,7 @@ func Predeclared() starlark.StringDict {
 	own := starlark.StringDict{
 		"scenario":    starlark.NewBuiltin("scenario", scenarioBuiltin),
 		"budget":      starlark.NewBuiltin("budget", budgetBuiltin),
+		"param":       starlark.NewBuiltin("param", paramBuiltin),
 		"system_logs": starlark.NewBuiltin("system_logs", systemLogsBuiltin),
 		"rand":        randModule,
 		"struct":      starlark.NewBuiltin("struct", starlarkstruct.Make),

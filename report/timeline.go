@@ -618,6 +618,12 @@ func (tl *timeline) tooltip(b tlBar) string {
 			sb.WriteString("error: " + val(e) + "\n")
 		}
 	}
+	if x := tl.extra(b); x != "" {
+		if len(x) > tlMaxTooltip {
+			x = x[:tlMaxTooltip] + "…"
+		}
+		sb.WriteString("extra: " + x + "\n")
+	}
 	sb.WriteString("invoked " + strconv.FormatFloat(float64(b.start)/1e9, 'f', 6, 64) + " s")
 	if b.comp >= 0 {
 		sb.WriteString(", completed " + strconv.FormatFloat(float64(b.end)/1e9, 'f', 6, 64) + " s, latency " +
@@ -627,6 +633,16 @@ func (tl *timeline) tooltip(b tlBar) string {
 	}
 	sb.WriteString("\nfault epoch " + strconv.Itoa(inv.FaultEpoch))
 	return sb.String()
+}
+
+// extra is the extra fields a client recorded on a bar's op, from its
+// completion or, when it never completed, its invocation.
+func (tl *timeline) extra(b tlBar) string {
+	op := &tl.ops[b.inv]
+	if b.comp >= 0 {
+		op = &tl.ops[b.comp]
+	}
+	return history.ExtraText(op.Extra)
 }
 
 // section draws one key's lanes under the shared time axis and bands.

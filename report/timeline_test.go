@@ -409,6 +409,7 @@ func TestTimelineHTMLEscapes(t *testing.T) {
 		tlRow{t: 1e9, ty: history.Invoke, f: evil, key: evil, val: evil, node: evil},
 		tlRow{t: 2e9, ty: history.Fail, f: evil, key: evil, val: evil, err: evil, node: evil},
 	)
+	ops[1].Extra = map[string]any{"zxid": evil}
 	var b bytes.Buffer
 	in := TimelineInput{Title: evil, Windows: []Window{{Name: evil, Start: 0, End: -1}}, Anomalous: []int64{0}}
 	if err := TimelineHTML(&b, ops, in); err != nil {
@@ -421,6 +422,23 @@ func TestTimelineHTMLEscapes(t *testing.T) {
 	bands := tlFind(elems, "band")
 	if len(bands) != 1 || !tlHasClass(bands[0], "notlanded") || !strings.Contains(bands[0].title, "(never healed)") {
 		t.Errorf("bands %+v: want a hatched never-healed band", bands)
+	}
+}
+
+// TestTimelineHTMLExtra: a bar's tooltip names the extra fields the client
+// recorded on the op's completion.
+func TestTimelineHTMLExtra(t *testing.T) {
+	ops := tlOps(
+		tlRow{t: 1e9, ty: history.Invoke, f: "read", key: "k"},
+		tlRow{t: 2e9, ty: history.OK, f: "read", key: "k", val: int64(3)},
+	)
+	ops[1].Extra = map[string]any{"zxid": int64(12), "stream_seq": int64(7)}
+	var b bytes.Buffer
+	if err := TimelineHTML(&b, ops, TimelineInput{Title: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "extra: stream_seq=7 zxid=12"; !strings.Contains(b.String(), want) {
+		t.Errorf("no tooltip carries %q:\n%s", want, b.String())
 	}
 }
 

@@ -295,6 +295,7 @@ func syntheticHistory(t *testing.T, dir string, n int) (string, []history.Op) {
 	for i := range ops {
 		ops[i].Index, ops[i].Time = int64(i), int64(i)*1e6
 	}
+	ops[5].Extra = map[string]any{"zxid": int64(12)} // a client's extra field
 	var b bytes.Buffer
 	if err := history.WriteJSONL(&b, ops); err != nil {
 		t.Fatal(err)
@@ -337,6 +338,11 @@ func TestServeHistoryBrowser(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("page 3 lacks %s", want)
 		}
+	}
+	// A client's extra fields are shown in the op's row.
+	body = get(t, h, base+"?per=100").Body.String()
+	if row := regexp.MustCompile(`<tr id="op-5" .*</tr>`).FindString(body); !strings.Contains(row, `<td class="v">{&#34;zxid&#34;:12}</td></tr>`) {
+		t.Errorf("op 5's row does not show its extra field zxid: %s", row)
 	}
 	// The last page holds the torn line.
 	body = get(t, h, base+"?page=11&per=100").Body.String()

@@ -179,3 +179,21 @@ func CheckFile(ctx context.Context, c check.Checker, file string, format history
 	}
 	return o
 }
+
+// WorstExitCode is the worst of several runs' exit codes, ranked as
+// ExitCode ranks results (an anomaly first); a code it does not rank
+// (a usage error) outranks them all.
+func WorstExitCode(codes []int) int {
+	rank := map[int]int{exitOK: 0, exitUnknown: 1, exitRejected: 2, exitInternal: 3, exitFail: 4}
+	worst := exitOK
+	for _, c := range codes {
+		rc, ok := rank[c]
+		if !ok {
+			return c
+		}
+		if rc > rank[worst] {
+			worst = c
+		}
+	}
+	return worst
+}

@@ -241,7 +241,7 @@ func loadRecorded(ctx context.Context, h interp.ScheduleHeader, libs map[string]
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := interp.Load(ctx, h.Script, interp.LoadOptions{Libs: libs, Seed: h.Seed, Print: stderr, Pool: pool})
+	loaded, err := interp.Load(ctx, h.Script, interp.LoadOptions{Libs: libs, Seed: h.Seed, Print: stderr, Pool: pool, Params: h.Params})
 	if err != nil && len(h.Libs) == 0 && len(given) == 0 {
 		// A schedule written before load roots were recorded.
 		return nil, fmt.Errorf("%w (if the original run had --lib NAME=DIR, pass it again)", err)
@@ -256,7 +256,11 @@ func loadRecorded(ctx context.Context, h interp.ScheduleHeader, libs map[string]
 	if i < 0 {
 		return nil, fmt.Errorf("%s declares no scenario %q any more", h.Script, h.Scenario)
 	}
-	return loaded.Scenarios[i], nil
+	sc := loaded.Scenarios[i]
+	if h.Overrides != nil {
+		sc = sc.WithOverrides(*h.Overrides)
+	}
+	return sc, nil
 }
 
 // recordedLibs returns the load roots that reload the script of h: each

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,7 @@ type planUnit struct {
 	decision verdict.Decision
 	result   *interp.Result
 	executed bool
+	dbLeft   bool // a run left its db running (--leave-db-running)
 }
 
 // RunPlan executes a test plan: lint (the halt rule stops everything),
@@ -42,6 +44,12 @@ func RunPlan(ctx context.Context, o Options) (*Result, error) {
 	}
 	if _, err := interp.ParseLibs(f.Libs); err != nil {
 		return nil, usage("run: %w", err)
+	}
+	if _, err := interp.ParseParams(f.Params); err != nil {
+		return nil, usage("run: %w", err)
+	}
+	if err := checkOverrides(f); err != nil {
+		return nil, err
 	}
 	pool, release, err := openPool(f)
 	if err != nil {
@@ -135,7 +143,9 @@ func RunPlan(ctx context.Context, o Options) (*Result, error) {
 			}
 			continue
 		}
-		runPlanUnit(ctx, p, u, file, f, sess, header, pool, stderr)
+		if err := runPlanUnit(ctx, p, u, file, f, sess, header, pool, stderr); err != nil {
+			return nil, err
+		}
 		// Written as soon as the unit is decided, so a killed session keeps it.
 		if err := writeUnitFile(sess, unitRow(units, u.decision, false)); err != nil {
 			return nil, err
@@ -152,6 +162,9 @@ func RunPlan(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Results: *doc}
 	for _, u := range units {
 		unit := Unit{ID: u.compiled.ID, Decision: u.decision}
+		if u.dbLeft {
+			res.DBLeftRunning = append(res.DBLeftRunning, u.compiled.ID)
+		}
 		if u.decision.Verdict.IsFail() && u.result != nil {
 			v := violation(u.result.Check)
 			unit.Violation = &v
@@ -167,18 +180,26 @@ func RunPlan(ctx context.Context, o Options) (*Result, error) {
 
 // runPlanUnit loads and runs one compiled unit and decides its verdict. A
 // violation found in simulated time is re-run once with the same seed: the
-// same history must come back for FAIL-reproducible.
+// same history must come back for FAIL-reproducible. The error is a -p the
+// suite cannot use (every unit loads the same suite): a usage error that
+// stops the session.
 func runPlanUnit(ctx context.Context, p *plans.Plan, u *planUnit, file string, f Options,
-	sess *report.Session, header report.Header, pool *control.Pool, stderr io.Writer) {
+	sess *report.Session, header report.Header, pool *control.Pool, stderr io.Writer) error {
 	id := u.compiled.ID
-	script, err := interp.Load(ctx, file, interp.LoadOptions{Seed: f.Seed, Print: stderr, Pool: pool})
+	params, _ := interp.ParseParams(f.Params) // checked when the plan started
+	script, err := interp.Load(ctx, file, interp.LoadOptions{Seed: f.Seed, Print: stderr, Pool: pool, Params: params})
+	if pe := (*interp.ParamError)(nil); errors.As(err, &pe) {
+		_ = sess.Event(id, "not run", err.Error(), header)
+		return usage("run: %w (a plan's -p values are read by its suite)", pe)
+	}
 	if err != nil {
 		u.decision = notRun(id, "the compiled scenario does not load: "+err.Error())
 		_ = sess.Event(id, "not run", err.Error(), header)
-		return
+		return nil
 	}
 	o := runUnit(ctx, unitRun{spec: planSpec(p, id), sc: script.Scenarios[0], file: file, status: interp.StatusOf(stderr).Writer()}, f, sess, header, pool, stderr)
-	u.decision, u.result, u.executed = o.decision, o.result, o.executed
+	u.decision, u.result, u.executed, u.dbLeft = o.decision, o.result, o.executed, o.dbLeftRunning()
+	return nil
 }
 
 // rerun runs a failed unit again f.Reruns times with the same seed: a run
@@ -199,7 +220,8 @@ func rerun(ctx context.Context, sc *interp.Scenario, f Options, sess *report.Ses
 	for i := 1; i <= f.Reruns && ctx.Err() == nil; i++ {
 		name := fmt.Sprintf("%s-rerun%d", plans.ScenarioName(id), i)
 		o := interp.RunOptions{Tier: f.Tier, Seed: f.Seed, Dir: sess.ArtifactDir(name),
-			Realtime: f.Realtime, CheckTimeout: f.CheckTimeout, Print: stderr, Pool: pool, Script: file, Suite: f.Suite}
+			Realtime: f.Realtime, CheckTimeout: f.CheckTimeout, Print: stderr, Pool: pool, Script: file, Suite: f.Suite,
+			LeaveDBRunning: f.LeaveDBRunning}
 		if sc.Client.Simulated() && !f.Realtime {
 			o.Replay = nil // the seed alone reproduces a simulated run byte for byte
 		} else {

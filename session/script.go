@@ -29,6 +29,9 @@ type Result struct {
 	// Replay is the command that replays the session's recorded
 	// schedules; "" when nothing ran.
 	Replay string
+	// DBLeftRunning names the scenarios (or plan units) whose db was set
+	// up and left running (--leave-db-running).
+	DBLeftRunning []string
 }
 
 // Unit is one unit of a run as a summary shows it: its decision, and the
@@ -77,6 +80,9 @@ type ScenarioOutcome struct {
 	// Decision is the scenario's verdict with the evidence behind it, by
 	// the same decision tree, gates and audits as a plan unit.
 	Decision verdict.Decision `json:"decision"`
+	// DBLeftRunning: the scenario's db was left running after its run,
+	// as --leave-db-running asked.
+	DBLeftRunning bool `json:"db_left_running,omitempty"`
 }
 
 // openPool returns o.Pool, or opens o.Nodes' pool, with the func that
@@ -109,6 +115,13 @@ func RunScript(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, usage("run: %w", err)
 	}
+	params, err := interp.ParseParams(o.Params)
+	if err != nil {
+		return nil, usage("run: %w", err)
+	}
+	if err := checkOverrides(o); err != nil {
+		return nil, err
+	}
 	pool, release, err := openPool(o)
 	if err != nil {
 		return nil, err
@@ -119,9 +132,9 @@ func RunScript(ctx context.Context, o Options) (*Result, error) {
 	if print == nil {
 		print = o.Progress
 	}
-	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: libs, Seed: o.Seed, Print: print, Pool: pool})
+	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: libs, Seed: o.Seed, Print: print, Pool: pool, Params: params})
 	if err != nil {
-		return nil, ScriptRejected(err)
+		return nil, loadError(err)
 	}
 	selected, err := selectScenarios(script.Scenarios, o.Scenarios)
 	if err != nil {
@@ -149,6 +162,9 @@ func RunScript(ctx context.Context, o Options) (*Result, error) {
 	units := make([]report.Unit, 0, len(outcomes))
 	res := &Result{Outcomes: outcomes}
 	for i, o := range outcomes {
+		if o.DBLeftRunning {
+			res.DBLeftRunning = append(res.DBLeftRunning, o.Scenario)
+		}
 		rows[i] = report.ScenarioRow{Scenario: o.Scenario, TierMet: string(o.Decision.TierMet), Verdict: string(o.Decision.Verdict), Notes: firstReason(o.Decision)}
 		scenarios[i] = verdict.ScenarioResult{Decision: o.Decision}
 		// findings/<scenario>.md: the verdict with every audit box and its
@@ -209,6 +225,7 @@ func runOne(ctx context.Context, sc *interp.Scenario, f Options, sess *report.Se
 	u := runUnit(ctx, unitRun{spec: scriptSpec(sc), sc: sc, file: f.Path, status: status}, f, sess, header, pool, f.Progress)
 	o.ElapsedSecs = time.Since(start).Seconds()
 	o.Decision = u.decision
+	o.DBLeftRunning = u.dbLeftRunning()
 	res := u.result
 	if res != nil {
 		o.Virtual, o.History = res.Virtual, res.HistoryPath

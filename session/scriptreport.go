@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/faultline/faultline/check"
+	"github.com/faultline/faultline/interp"
 	"github.com/faultline/faultline/report"
 )
 
@@ -36,9 +37,27 @@ func runCommand(target, scenario, suite string, f Options, realtime bool) string
 		b.WriteString(" --suite " + shellQuote(suite))
 	}
 	b.WriteString(libFlags(f.Libs))
+	b.WriteString(runKnobFlags(f))
 	b.WriteString(f.Nodes.flags())
 	if realtime {
 		b.WriteString(" --realtime")
+	}
+	return b.String()
+}
+
+// runKnobFlags repeats the run's -p, --time-limit and --concurrency: the
+// same seed without them is another test.
+func runKnobFlags(f Options) string {
+	var b strings.Builder
+	params, _ := interp.ParseParams(f.Params)
+	for _, p := range params.Flags() {
+		b.WriteString(" -p " + shellQuote(p))
+	}
+	if f.TimeLimit > 0 {
+		b.WriteString(" --time-limit " + f.TimeLimit.String())
+	}
+	if f.Concurrency != "" {
+		b.WriteString(" --concurrency " + shellQuote(f.Concurrency))
 	}
 	return b.String()
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/faultline/faultline/control"
+	"github.com/faultline/faultline/gen"
 	"github.com/faultline/faultline/interp"
 )
 
@@ -87,6 +88,18 @@ type Options struct {
 	// Libs are the load roots as NAME=DIR (interp.ParseLibs); they are
 	// repeated in the reproduce and replay commands the session prints.
 	Libs []string
+	// Params are -p KEY=VALUE flags, read by the script's param(); they
+	// are recorded in each run's schedule and repeated in the reproduce
+	// command.
+	Params []string
+	// TimeLimit, when positive, replaces every scenario's workload
+	// duration (--time-limit); Concurrency, when set, its concurrency
+	// (--concurrency, "5" or "3n").
+	TimeLimit   time.Duration
+	Concurrency string
+	// LeaveDBRunning skips every scenario's db teardown after its run
+	// (--leave-db-running); Result.DBLeftRunning names what was left.
+	LeaveDBRunning bool
 	// Realtime drives in-process clients in wall-clock time.
 	Realtime bool
 	// CheckTimeout bounds each checker's search; 0 is two minutes.
@@ -123,6 +136,39 @@ type Options struct {
 	// Ask, when set, is where the operator answers the capability
 	// questions the probe asks on Progress; nil asks nothing.
 	Ask io.Reader
+}
+
+// overrides are the command line's knobs over every scenario's settings.
+func (o Options) overrides() interp.Overrides {
+	return interp.Overrides{TimeLimit: o.TimeLimit, Concurrency: o.Concurrency}
+}
+
+// loadError classifies an error of interp.Load: a -p flag the script
+// could not use is the command line's (usage), anything else the
+// script's (rejected).
+func loadError(err error) error {
+	var pe *interp.ParamError
+	if errors.As(err, &pe) {
+		return usage("run: %w", pe)
+	}
+	return ScriptRejected(err)
+}
+
+// checkOverrides rejects --time-limit and --concurrency values that no
+// scenario could run with, before anything starts.
+func checkOverrides(o Options) error {
+	if o.TimeLimit < 0 {
+		return usage("run: --time-limit %s: want a positive duration", o.TimeLimit)
+	}
+	if o.LeaveDBRunning && o.Nodes.Local {
+		return usage("run: --leave-db-running needs real nodes: --local nodes and their daemons are removed when the run ends")
+	}
+	if o.Concurrency != "" {
+		if _, err := gen.ParseConcurrency(o.Concurrency, 1); err != nil {
+			return usage("run: --concurrency %q: %v", o.Concurrency, err)
+		}
+	}
+	return nil
 }
 
 // withDefaults fills what the zero value leaves unset.

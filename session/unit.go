@@ -46,6 +46,16 @@ type unitOutcome struct {
 	executed bool
 }
 
+// dbLeftRunning reports whether a run of the unit left its db running.
+func (o unitOutcome) dbLeftRunning() bool {
+	for _, r := range o.runs {
+		if r != nil && r.DBLeftRunning {
+			return true
+		}
+	}
+	return o.result != nil && o.result.DBLeftRunning
+}
+
 // seedsFor is how many separate seed runs the tier asks for: the tier's
 // declared seeds, at least one. Each is a run of its own with its own seed,
 // and all of them count (§1.6: a statistical claim wants seeds agreeing).
@@ -60,6 +70,7 @@ func seedsFor(spec unitSpec, tier string) int {
 func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, header report.Header,
 	pool *control.Pool, stderr io.Writer) unitOutcome {
 	id := u.spec.ID
+	u.sc = u.sc.WithOverrides(f.overrides())
 	nodes := len(u.sc.Nodes)
 	if pool != nil {
 		nodes = len(pool.Nodes())
@@ -84,7 +95,8 @@ func runUnit(ctx context.Context, u unitRun, f Options, sess *report.Session, he
 			st.Unit(label)
 		}
 		res, err := interp.Run(ctx, u.sc, interp.RunOptions{Tier: f.Tier, Seed: sf.Seed, Dir: dir,
-			Realtime: f.Realtime, CheckTimeout: f.CheckTimeout, Status: u.status, Print: stderr, Pool: pool, Script: u.file, Suite: f.Suite})
+			Realtime: f.Realtime, CheckTimeout: f.CheckTimeout, Status: u.status, Print: stderr, Pool: pool, Script: u.file, Suite: f.Suite,
+			LeaveDBRunning: f.LeaveDBRunning})
 		if err != nil {
 			_ = sess.Event(id, "error", err.Error(), header)
 			if len(evs) == 0 {

@@ -4,6 +4,7 @@ misbehaves on request. The op's f picks the behaviour:
   read / write   a register (read replies with its value, write with an
                  extra field "seq" counting writes)
   echo           replies with the op it was given, type ok
+  nested-extra   replies ok with extra fields as an "extra" object
   crash          exits 3 without replying, after a line on stderr
   hang           never replies
   garbage        replies with a line that is not JSON
@@ -55,6 +56,8 @@ for line in sys.stdin:
         elif f == "garbage":
             sys.stdout.write("this is not json\n")
             sys.stdout.flush()
+        elif f == "nested-extra":
+            reply({"type": "ok", "extra": {"zxid": 12}})
         elif f == "steal-key":
             reply({"type": "ok", "key": "somebody-else"})
         else:

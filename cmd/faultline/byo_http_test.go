@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/faultline/faultline/cluster"
@@ -64,5 +65,36 @@ func TestByoHTTPOverSSH(t *testing.T) {
 		if landed[f] != "landed" {
 			t.Errorf("%s: %q, want landed", f, landed[f])
 		}
+	}
+}
+
+// TestByoHTTPTunable runs examples/byo-http/tunable.star on local nodes
+// with the planted bug chosen by a parameter (-p bug=stale-reads) and a
+// shortened workload (--time-limit): the stale read is found, and the
+// node that served it, recorded by kv.star as the extra op field
+// served_by, is in the explanation, history.jsonl and the EDN export. A
+// value the script refuses stops the run before any node starts.
+func TestByoHTTPTunable(t *testing.T) {
+	script := filepath.Join("..", "..", "examples", "byo-http", "tunable.star")
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", script, "--local", "-p", "bug=stale-reads", "--time-limit", "6s", "--seed", "3", "--out", out)
+	if code != exitFail || !clitest.HasRow(stdout, "kv_stale_reads", "FAIL-reproducible") {
+		t.Fatalf("exit %d, want 1 with kv_stale_reads FAIL-reproducible\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, `; served_by="n`) {
+		t.Errorf("the explanation does not name the node that served the op:\n%s", stdout)
+	}
+	dir := clitest.OnlySession(t, filepath.Join(out, "tunable"))
+	hist := filepath.Join(dir, "artifacts", "kv_stale_reads", "history.jsonl")
+	testfile.MustContain(t, hist, `"served_by":"n`)
+	testfile.MustContain(t, filepath.Join(dir, "artifacts", "kv_stale_reads", "timeline.html"), "extra: served_by=")
+	code, edn, stderr := runCLI(t, "export", hist)
+	if code != exitOK || !strings.Contains(edn, `:served_by "n`) {
+		t.Errorf("export: exit %d, no :served_by in the EDN\n%s", code, stderr)
+	}
+
+	code, stdout, stderr = runCLI(t, "run", script, "--local", "-p", "bug=nope", "--out", t.TempDir())
+	if code != exitRejected || !strings.Contains(stderr, `-p bug=nope: want one of ["", "stale-reads"]`) {
+		t.Errorf("-p bug=nope: exit %d, want %d naming the choices\n%s\n%s", code, exitRejected, stdout, stderr)
 	}
 }

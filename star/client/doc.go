@@ -37,7 +37,10 @@ func init() {
 				"open(node) runs for each worker process on the node it is bound to and returns the connection value; a process whose op " +
 				"ended info is replaced, so its successor calls open again. invoke(conn, op) gets the op as a dict (f, key when set, value, " +
 				"process, node) and returns the completion as a dict: type \"ok\" | \"fail\" | \"info\", optional value (absent: the " +
-				"invocation's value) and optional error. close(conn) runs when the worker ends.\n\n" +
+				"invocation's value), optional error, and optional extra: a dict of more fields to record on the op, such as a stream " +
+				"sequence or a ZooKeeper zxid (extra = {\"zxid\": 12}). Extra fields are kept in history.jsonl, exported to EDN as keys of " +
+				"the op map (:zxid 12), and shown in checker explanations, the timeline and the history browser; their names may not be " +
+				"an op's own fields (index, time, process, type, f, key, value, error, node, fault_epoch). close(conn) runs when the worker ends.\n\n" +
 				"An error raised by invoke, a return that is not such a dict, or the op's timeout makes the op info with the message and " +
 				"script position. Each worker has its own thread, with its own rand stream seeded from the run's seed and the worker; the functions and their module are frozen when the run starts.",
 			Params: []star.Param{{Name: "open", Doc: "open(node) -> conn"},
@@ -51,7 +54,8 @@ func init() {
 		star.FuncDoc{Name: "exec", Summary: "Runs a command per op on the worker's node; JSON in, JSON out.",
 			Doc: "stdin: the op as one JSON object (f, key when set, value, process, node, and addr when service is set; FAULTLINE_NODE and " +
 				"FAULTLINE_ADDR carry the same). Exit 0: stdout is the completion (an object with \"type\" is taken as is, any other JSON " +
-				"value is an ok op's value, empty stdout is ok). Exit 1: fail, with the \"error\" of a JSON object on stdout or the first " +
+				"value is an ok op's value, empty stdout is ok; the object's optional \"extra\" holds more fields to record on the op, as " +
+				"client.starlark's extra does). Exit 1: fail, with the \"error\" of a JSON object on stdout or the first " +
 				"line of stderr. Any other exit, a signal or the timeout: info. A node that could not be reached: fail.",
 			Params: []star.Param{{Name: "argv", Doc: "the command and its arguments, a list of strings"},
 				{Name: "timeout", Default: `"10s"`, Doc: "each op's deadline (positive)"},
@@ -65,7 +69,7 @@ func init() {
 				"address it is given (through the proxy mesh on --local nodes, so partitions cut it). One process per worker process: " +
 				"faultline writes {\"type\": \"open\", \"node\", \"process\", \"thread\", \"addr\", \"nodes\": [{\"name\", \"addr\"}]} and expects " +
 				"{\"type\": \"ok\"}; then per op {\"type\": \"invoke\", \"f\", \"key\" (when set), \"value\", \"process\", \"node\", extra fields} and " +
-				"expects one line {\"type\": \"ok\" | \"fail\" | \"info\", \"value\" (absent: the invocation's), \"error\", any extra fields, kept in the history}; " +
+				"expects one line {\"type\": \"ok\" | \"fail\" | \"info\", \"value\" (absent: the invocation's), \"error\", any extra fields (top-level keys, or an \"extra\" object as client.starlark returns), kept in the history}; " +
 				"last {\"type\": \"close\"}. No reply within the timeout, the process exiting, or a reply that is not such an object makes the op info " +
 				"and kills the process; the thread's next process starts a fresh one with its own open. A refused open fails the op that needed it. " +
 				"Each process's stderr goes to logs/client-process/p<process>-<node>.stderr.log in the run's artifacts. FAULTLINE_NODE, FAULTLINE_PROCESS " +

@@ -49,7 +49,10 @@ const (
 //	  - invoke(conn, op) gets op as a dict: f, key (when set), value, process,
 //	    node. It returns the completion as a dict: type "ok" | "fail" | "info",
 //	    optional value (absent: the invocation's value, as Jepsen's
-//	    (assoc op :type :ok) keeps it) and optional error.
+//	    (assoc op :type :ok) keeps it), optional error, and optional extra:
+//	    a dict of more fields to record on the op (a stream sequence, a
+//	    zxid), kept in history.jsonl and EDN as Jepsen keeps any key of an
+//	    op map. Extra names may not be the op's own fields.
 //	  - close(conn) when the worker ends.
 //
 // An error raised by invoke, a return that is not such a dict, or the op's
@@ -375,7 +378,7 @@ func opDict(op history.Op) (*starlark.Dict, error) {
 }
 
 // completion turns what invoke returned into op's completion; anything but
-// a dict of type and optional value and error is the script's mistake, and
+// a dict of type and optional value, error and extra is the script's mistake, and
 // since the op may have been sent, it is info.
 func completion(op history.Op, v starlark.Value) history.Op {
 	d, ok := v.(*starlark.Dict)
@@ -387,7 +390,7 @@ func completion(op history.Op, v starlark.Value) history.Op {
 	for _, item := range d.Items() {
 		k, ok := item[0].(starlark.String)
 		if !ok {
-			return indeterminate(op, fmt.Sprintf("invoke returned a dict with key %s; keys are type, value and error", item[0]))
+			return indeterminate(op, fmt.Sprintf("invoke returned a dict with key %s; keys are type, value, error and extra", item[0]))
 		}
 		switch string(k) {
 		case "type":
@@ -408,8 +411,20 @@ func completion(op history.Op, v starlark.Value) history.Op {
 				return indeterminate(op, "invoke returned an unusable error: "+err.Error())
 			}
 			out.Error = gv
+		case "extra":
+			gv, err := star.ToGo(item[1])
+			m, isMap := gv.(map[string]any)
+			switch {
+			case err != nil:
+				return indeterminate(op, "invoke returned unusable extra fields: "+err.Error())
+			case !isMap && item[1] != starlark.None:
+				return indeterminate(op, fmt.Sprintf("invoke returned extra = %s; want a dict of field name to value", item[1].Type()))
+			}
+			if out, err = history.WithExtra(out, m); err != nil {
+				return indeterminate(op, "invoke returned "+err.Error())
+			}
 		default:
-			return indeterminate(op, fmt.Sprintf("invoke returned a dict with key %q; keys are type, value and error", string(k)))
+			return indeterminate(op, fmt.Sprintf("invoke returned a dict with key %q; keys are type, value, error and extra", string(k)))
 		}
 	}
 	t, ok := history.Outcome(typ)

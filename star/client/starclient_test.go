@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -164,6 +165,68 @@ c = client.starlark(open = open, invoke = invoke)
 			}
 			if !strings.Contains(msg, tc.wantErr) {
 				t.Errorf("error %q, want it to contain %q", msg, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestStarlarkCompletionExtra: extra = {...} in a completion records more
+// fields on the op; a name that is an op's own field, or extra that is not
+// a dict, is the script's mistake and makes the op info naming it.
+func TestStarlarkCompletionExtra(t *testing.T) {
+	const src = `
+def open(node):
+    return None
+
+def invoke(conn, op):
+    f = op["f"]
+    if f == "zxid":
+        return {"type": "ok", "value": 3, "extra": {"zxid": 12, "server": op["node"]}}
+    if f == "none":
+        return {"type": "fail", "error": "no", "extra": None}
+    if f == "core":
+        return {"type": "ok", "extra": {"value": 1}}
+    if f == "list":
+        return {"type": "ok", "extra": [1]}
+    if f == "intkey":
+        return {"type": "ok", "extra": {1: 2}}
+
+c = client.starlark(open = open, invoke = invoke)
+`
+	_, sess := loadStarClient(t, src)
+	w, err := sess.Open(0, 1, "n1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	shared := map[string]any{"tag": "gen"}
+	tests := []struct {
+		f         string
+		wantType  history.Type
+		wantExtra string // history.ExtraText of the completion
+		wantErr   string
+	}{
+		{"zxid", history.OK, `server="n1" tag="gen" zxid=12`, ""},
+		{"none", history.Fail, `tag="gen"`, "no"},
+		{"core", history.Info, `tag="gen"`, `extra field "value" names a core op field`},
+		{"list", history.Info, `tag="gen"`, "extra = list; want a dict"},
+		{"intkey", history.Info, `tag="gen"`, "unusable extra fields"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.f, func(t *testing.T) {
+			op := history.Op{Type: history.Invoke, F: tc.f, Process: 1, Node: "n1", Extra: shared}
+			got := w.Invoke(context.Background(), op)
+			if got.Type != tc.wantType {
+				t.Fatalf("type %s (error %v), want %s", got.Type, got.Error, tc.wantType)
+			}
+			if s := history.ExtraText(got.Extra); s != tc.wantExtra {
+				t.Errorf("extra %s, want %s", s, tc.wantExtra)
+			}
+			if msg := fmt.Sprint(got.Error); !strings.Contains(msg, tc.wantErr) || (tc.wantErr == "") != (got.Error == nil) {
+				t.Errorf("error %v, want it to contain %q", got.Error, tc.wantErr)
+			}
+			if len(shared) != 1 {
+				t.Errorf("the invocation's Extra was written to: %v", shared)
 			}
 		})
 	}
