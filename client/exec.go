@@ -91,20 +91,27 @@ func isShellName(s string) bool {
 // String implements Client: the client as a scenario declares it. The
 // environment's values are left out (a suite may pass a password there).
 func (e *Exec) String() string {
+	return commandClientString("client.exec", e.Argv, e.Timeout, DefaultExecTimeout, e.Service, e.Port)
+}
+
+// commandClientString spells a client that runs a command (client.exec,
+// client.process) as a scenario declares it: argv, and timeout and
+// service only when they differ from the defaults.
+func commandClientString(name string, argv []string, timeout, def time.Duration, service string, port int) string {
 	var b strings.Builder
-	b.WriteString("client.exec(argv=[")
-	for i, a := range e.Argv {
+	b.WriteString(name + "(argv=[")
+	for i, a := range argv {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%q", a)
 	}
 	b.WriteString("]")
-	if e.Timeout != 0 && e.Timeout != DefaultExecTimeout {
-		fmt.Fprintf(&b, ", timeout=%q", e.Timeout.String())
+	if timeout != 0 && timeout != def {
+		fmt.Fprintf(&b, ", timeout=%q", timeout.String())
 	}
-	if e.Service != "" {
-		fmt.Fprintf(&b, ", service=%q, port=%d", e.Service, e.Port)
+	if service != "" {
+		fmt.Fprintf(&b, ", service=%q, port=%d", service, port)
 	}
 	b.WriteString(")")
 	return b.String()

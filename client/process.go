@@ -98,23 +98,7 @@ func (p *Process) Validate() error {
 // String implements Client. The environment's values are left out (a suite
 // may pass a password there).
 func (p *Process) String() string {
-	var b strings.Builder
-	b.WriteString("client.process(argv=[")
-	for i, a := range p.Argv {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", a)
-	}
-	b.WriteString("]")
-	if p.Timeout != 0 && p.Timeout != DefaultProcessTimeout {
-		fmt.Fprintf(&b, ", timeout=%q", p.Timeout.String())
-	}
-	if p.Service != "" {
-		fmt.Fprintf(&b, ", service=%q, port=%d", p.Service, p.Port)
-	}
-	b.WriteString(")")
-	return b.String()
+	return commandClientString("client.process", p.Argv, p.Timeout, DefaultProcessTimeout, p.Service, p.Port)
 }
 
 // Simulated implements Client: the process talks to a real system.
