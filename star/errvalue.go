@@ -85,3 +85,16 @@ func IsErrorBuiltin(name string) *starlark.Builtin {
 
 // ErrorKind reports e's kind; it marks e as an error value for is_error.
 func (e *ErrorValue) ErrorKind() errkind.ErrorKind { return e.Kind }
+
+func init() {
+	DocumentType(TypeDoc{Name: "error", Receiver: "e",
+		Summary: "A failed request returned as a value, because the call was given raise_errors = False (Starlark cannot catch an error).",
+		From:    "net.dial() and net.conn's methods, sql's exec, query, begin and commit, with raise_errors = False (redis.error reads the same)",
+		Doc:     "Falsy; net.is_error(v) or redis.is_error(v) tells it from a result. Every protocol module classifies a failure the same way (package client/errkind).",
+		Fields: []Field{
+			{Name: "ok", Doc: "False"},
+			{Name: "error_kind", Doc: `"not-sent" (nothing reached the system: record fail), "unknown" (sent, then the connection failed or timed out: record info) or "refused" (the system answered with an error: record fail)`},
+			{Name: "error", Doc: "the message: the call, the address and what failed"},
+			{Name: "op_type", Doc: `"fail" or "info": the completion type error_kind calls for`},
+		}})
+}

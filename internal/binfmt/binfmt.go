@@ -356,4 +356,3 @@ func Zigzag(n int64) uint64 { return uint64(n<<1) ^ uint64(n>>63) }
 
 // Unzigzag inverts Zigzag.
 func Unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
-

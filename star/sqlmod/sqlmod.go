@@ -251,7 +251,7 @@ func (t *Tx) commit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "raise_errors?", &raise); err != nil {
 		return nil, err
 	}
-	if t.done {
+	if t.done || t.tx == nil {
 		return failed(client.Definite(kinded{fmt.Errorf("%s: the transaction already ended", b.Name()), errkind.NotSent}), raise)
 	}
 	err := t.tx.Commit()
@@ -336,9 +336,12 @@ func method(name string, fn func(ctx context.Context, query string, args []any) 
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		raise := true
 		for _, kv := range kwargs {
+			if k := string(kv[0].(starlark.String)); k != "raise_errors" {
+				return nil, fmt.Errorf("%s: unexpected keyword argument %q (the only one is raise_errors)", b.Name(), k)
+			}
 			r, ok := kv[1].(starlark.Bool)
-			if string(kv[0].(starlark.String)) != "raise_errors" || !ok {
-				return nil, fmt.Errorf("%s: takes one keyword argument, raise_errors (a bool); got %s = %s", b.Name(), kv[0], kv[1].Type())
+			if !ok {
+				return nil, fmt.Errorf("%s: raise_errors must be a bool, got %s", b.Name(), kv[1].Type())
 			}
 			raise = bool(r)
 		}
