@@ -11,11 +11,11 @@ const moduleDoc = "A format is an optional byte order — `>` or `!` big-endian 
 	"`q`/`Q` int64/uint64, `?` bool, `x` a pad byte, `Ns` N bytes as one value (zero-padded when packing). `\">3i\"` is three " +
 	"big-endian int32s. Values that do not fit their code are an error, not truncated.\n\n" +
 	"In Starlark `b[i]` of a bytes value is a one-byte bytes value, not an int: use `binary.ord(b, i)`, or `b.elem_ords()` " +
-	"for all of them. Bytes concatenate with `+` and slice with `b[i:j]`; `str(b)` is not the text, `b.decode()`... does not exist: " +
-	"a string argument is taken as its UTF-8 bytes wherever bytes are.\n\n" +
+	"for all of them. Bytes concatenate with `+` and slice with `b[i:j]`; `str(b)` decodes them as UTF-8 (invalid bytes become U+FFFD) " +
+	"and `bytes(s)` encodes a string. Wherever this module takes bytes it also takes a string, as its UTF-8 bytes.\n\n" +
 	"**Worked example: a length-prefixed request/response protocol.** Each message is a 4-byte big-endian length, then the " +
 	"payload. A request's payload is an opcode byte, a 2-byte key length, the key, then the value; a response's is a status " +
-	"byte (0 ok, 1 not found, 2 error) and a body (examples/binkv is this protocol, its server and its suite):\n\n" +
+	"byte (0 ok, 1 not found, anything else a refusal) and a body (examples/binkv has a server speaking a protocol of this shape and its whole suite):\n\n" +
 	"```python\n" +
 	"OP_GET, OP_PUT, OP_CAS = 1, 2, 3\n\n" +
 	"def request(c, opcode, key, value = b\"\"):\n" +
@@ -33,7 +33,7 @@ const moduleDoc = "A format is an optional byte order — `>` or `!` big-endian 
 	"        return {\"type\": \"ok\", \"value\": None}\n" +
 	"    if status != 0:\n" +
 	"        return {\"type\": \"fail\", \"error\": str(r[1:])}   # the server said no\n" +
-	"    return {\"type\": \"ok\", \"value\": binary.unpack(\">q\", r, 1)[0]}\n" +
+	"    return {\"type\": \"ok\", \"value\": binary.unpack(\">q\", r[1:])[0]}\n" +
 	"```"
 
 func init() {
