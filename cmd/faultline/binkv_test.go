@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/faultline/faultline/history"
 	"github.com/faultline/faultline/internal/clitest"
 	"github.com/faultline/faultline/internal/testfile"
+	"github.com/faultline/faultline/nemesis"
 )
 
 // TestBinkvSuite runs examples/binkv end to end on local nodes: a store
@@ -33,6 +35,22 @@ func TestBinkvSuite(t *testing.T) {
 			if landed[f] != "landed" {
 				t.Errorf("%s: %q, want landed", f, landed[f])
 			}
+		}
+		// The followers forward through node.addr_of, so the partition's
+		// evidence counts the store's own connections over the cut links.
+		h, err := history.ReadFile(hist, history.JSONL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var partition *nemesis.Window
+		for _, w := range nemesis.FaultWindows(h.Ops) {
+			if w.Fault == "start-partition" {
+				partition = &w
+			}
+		}
+		if partition == nil || !strings.Contains(partition.PeerTraffic, "the system's own connections on the cut links") ||
+			!strings.Contains(partition.Reason, partition.PeerTraffic) {
+			t.Errorf("partition window %+v: want the store's peer connections over the cut links in its reason", partition)
 		}
 		types := opTypes(t, hist)
 		if types["ok"] == 0 || types["fail"] == 0 || types["info"] == 0 {
