@@ -47,7 +47,7 @@ func init() {
 			Params:  []star.Param{{Name: "format", Positional: true, Doc: format.Doc}, {Name: "*values", Doc: "one per code: ints, bools for ?, bytes or strings for s"}},
 			Returns: "bytes; an error when a value does not fit its code or the count is wrong"},
 		star.FuncDoc{Name: "unpack", Summary: "Decodes one record of format.",
-			Params: []star.Param{format, data, {Name: "offset", Default: "None", Doc: "None: data must be exactly one record; an int: the record starting there (data may go on)"}},
+			Params:  []star.Param{format, data, {Name: "offset", Default: "None", Doc: "None: data must be exactly one record; an int: the record starting there (data may go on)"}},
 			Returns: "a tuple of the values (ints, bools, bytes for s)"},
 		star.FuncDoc{Name: "size", Summary: "The number of bytes a record of format takes.", Params: []star.Param{{Name: "format", Positional: true, Doc: format.Doc}}, Returns: "an int"},
 		star.FuncDoc{Name: "frame", Summary: "A length-prefixed frame: payload's length in prefix's layout, then payload.",
