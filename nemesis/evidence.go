@@ -96,9 +96,13 @@ type Window struct {
 	// system's own traffic had not crossed them during the hold. nil when
 	// no probe was sent (the system's traffic proved the fault, or the
 	// history predates probes).
-	Probe  *int64 `json:"probe,omitempty"`
-	Proven bool   `json:"proven"`
-	Reason string `json:"reason"` // why Proven is what it is, in words for the report
+	Probe *int64 `json:"probe,omitempty"`
+	// PeerTraffic is what a partition's end on the proxy mesh counted of
+	// the system's own connections over the cut links, before and during
+	// the fault, or why there were none (see peerTraffic); "" elsewhere.
+	PeerTraffic string `json:"peer_traffic,omitempty"`
+	Proven      bool   `json:"proven"`
+	Reason      string `json:"reason"` // why Proven is what it is, in words for the report
 	// Client completions in the window, by type. ClientFail leaves out
 	// definite failures that are ordinary business outcomes (a cas whose
 	// expected value did not match, insufficient funds), counted in
@@ -157,6 +161,9 @@ func (w *Window) judge() {
 	}
 	if w.Proven && w.OneShot != "" {
 		w.Reason += "; a one-shot fault: nothing to hold or heal (" + w.OneShot + ")"
+	}
+	if w.PeerTraffic != "" {
+		w.Reason += "; " + w.PeerTraffic
 	}
 }
 
@@ -253,6 +260,9 @@ func FaultWindows(ops []history.Op) []Window {
 			}
 			if n, ok := count(perFault(op.Extra["effect_probe"], out[i].Fault)); ok {
 				out[i].Probe = &n
+			}
+			if p, ok := perFault(op.Extra["peer_traffic"], out[i].Fault).(string); ok {
+				out[i].PeerTraffic = p
 			}
 		}
 		delete(closing, op.F)

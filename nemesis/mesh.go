@@ -66,7 +66,9 @@ func (w *Worker) meshHealPartition(ctx context.Context, m *mesh.Mesh) (outcome, 
 		}
 		return bytes, conns
 	}
-	delta := statsDelta(w.meshBase, m.Stats())
+	now := m.Stats()
+	peers := peerTraffic(g, w.meshBase, now) // before any probe of faultline's own
+	delta := statsDelta(w.meshBase, now)
 	var effect int64 // bytes dropped and connections refused on the cut links
 	for _, node := range g.victims() {
 		b, c := count(delta, node)
@@ -117,7 +119,7 @@ func (w *Worker) meshHealPartition(ctx context.Context, m *mesh.Mesh) (outcome, 
 	m.Partition(nil)
 	healed := len(m.Blocked()) == 0
 	w.partition = nil
-	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed, effect: &effect, probe: probe}, nil
+	return outcome{value: g.Value(), evidence: ev, landed: held, healed: &healed, effect: &effect, probe: probe, peerTraffic: peers}, nil
 }
 
 // shapeStep is the mesh step that starts link shaping of kind ("loss",

@@ -145,6 +145,12 @@ type outcome struct {
 	probe *int64
 	// probes (the final heal): fault -> probe, for faults it stopped.
 	probes map[string]any
+	// peerTraffic (a partition's end on the proxy mesh): how many of the
+	// system's own connections crossed each cut link before and during
+	// the fault (see peerTraffic), for the window's reason.
+	peerTraffic string
+	// peerTraffics (the final heal): fault -> peerTraffic.
+	peerTraffics map[string]any
 }
 
 func (o outcome) op(err error) history.Op {
@@ -178,6 +184,12 @@ func (o outcome) op(err error) history.Op {
 	}
 	if len(o.probes) > 0 {
 		c.Extra["effect_probe"] = o.probes
+	}
+	if o.peerTraffic != "" {
+		c.Extra["peer_traffic"] = o.peerTraffic
+	}
+	if len(o.peerTraffics) > 0 {
+		c.Extra["peer_traffic"] = o.peerTraffics
 	}
 	if err != nil {
 		c.Error = err.Error()
@@ -317,7 +329,7 @@ func (w *Worker) controller(ctx context.Context, node string, r control.Remote) 
 // read-back (was it still in effect?) is recorded: Extra["held"] maps
 // each such fault to the answer.
 func (w *Worker) heal(ctx context.Context) (outcome, error) {
-	held, effects, probes := map[string]any{}, map[string]any{}, map[string]any{}
+	held, effects, probes, peers := map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}
 	stop := func(fault string, res outcome, err error) {
 		if err == nil {
 			held[fault] = res.landed
@@ -329,6 +341,9 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 			}
 			if res.probe != nil {
 				probes[fault] = *res.probe
+			}
+			if res.peerTraffic != "" {
+				peers[fault] = res.peerTraffic
 			}
 		}
 	}
@@ -361,6 +376,6 @@ func (w *Worker) heal(ctx context.Context) (outcome, error) {
 	}
 	healed := err == nil
 	res := outcome{value: strs(w.nodes), evidence: ev, landed: healed, healed: &healed}
-	res.heldFaults, res.effects, res.probes = held, effects, probes
+	res.heldFaults, res.effects, res.probes, res.peerTraffics = held, effects, probes, peers
 	return res, err
 }

@@ -42,6 +42,9 @@ type LintOptions struct {
 	// Nodes are the node names the script sees ("" is n1,n2,n3); commands
 	// to them are only recorded.
 	Nodes string
+	// Print gets the script's print() output while it loads (nil:
+	// discarded), so a script's own diagnostics show when it is linted.
+	Print io.Writer
 }
 
 // LintScript loads a script and validates every scenario it declares
@@ -66,7 +69,11 @@ func LintScript(ctx context.Context, path string, o LintOptions) ([]*interp.Scen
 	if err != nil {
 		return nil, err
 	}
-	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: roots, Print: io.Discard, Pool: pool})
+	print := o.Print
+	if print == nil {
+		print = io.Discard
+	}
+	script, err := interp.Load(ctx, path, interp.LoadOptions{Libs: roots, Print: print, Pool: pool})
 	if err != nil {
 		return nil, ScriptRejected(err)
 	}

@@ -16,8 +16,9 @@ import (
 // arguments instead of the tests.
 func TestMain(m *testing.M) {
 	// A demo store node started on a remote node by the demo recipe runs
-	// this binary too (node.faultline() uploads it), without our env.
-	if os.Getenv("FAULTLINE_AS_MAIN") == "1" || len(os.Args) > 1 && os.Args[1] == "demo-node" {
+	// this binary too (node.faultline() uploads it), without our env; so
+	// does a node of examples/binkv.
+	if os.Getenv("FAULTLINE_AS_MAIN") == "1" || len(os.Args) > 1 && (os.Args[1] == "demo-node" || os.Args[1] == "binkv-node") {
 		os.Exit(execute(os.Args[1:]))
 	}
 	os.Exit(m.Run())

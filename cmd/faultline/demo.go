@@ -14,6 +14,7 @@ import (
 
 	"github.com/faultline/faultline/agent/nfdelay"
 	"github.com/faultline/faultline/examples"
+	"github.com/faultline/faultline/examples/binkv"
 	"github.com/faultline/faultline/examples/demostore"
 )
 
@@ -73,6 +74,23 @@ func newDemoNodeCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return demostore.Main(ctx, args, cmd.ErrOrStderr())
+		},
+	}
+}
+
+// newBinkvNodeCmd runs one node of examples/binkv, the binary-protocol
+// example store, so its db recipe can start it with node.faultline() as the
+// demo store's does.
+func newBinkvNodeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                "binkv-node",
+		Short:              "Run one node of the binkv example store (started by examples/binkv's db recipe)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return binkv.Main(ctx, args, cmd.ErrOrStderr())
 		},
 	}
 }

@@ -26,7 +26,7 @@ func newLintCmd() *cobra.Command {
 			if strings.HasSuffix(strings.ToLower(args[0]), ".md") {
 				return exitOf(session.LintPlan(cmd.OutOrStdout(), args[0], suite))
 			}
-			scenarios, err := session.LintScript(cmd.Context(), args[0], session.LintOptions{Tier: tier, Libs: libs, Nodes: nodes})
+			scenarios, err := session.LintScript(cmd.Context(), args[0], session.LintOptions{Tier: tier, Libs: libs, Nodes: nodes, Print: cmd.ErrOrStderr()})
 			if err != nil {
 				return exitOf(err)
 			}

@@ -29,7 +29,7 @@ func newRootCmd() *cobra.Command {
 		return usageErr("%w (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newVersionCmd(), newCheckCmd(), newRunCmd(), newLintCmd(), newClusterCmd(), newHealCmd())
-	root.AddCommand(newCompileCmd(), newProbeCmd(), newDemoCmd(), newDemoNodeCmd(), newAgentCmd(), newReplayCmd(), newReduceCmd())
+	root.AddCommand(newCompileCmd(), newProbeCmd(), newDemoCmd(), newDemoNodeCmd(), newBinkvNodeCmd(), newAgentCmd(), newReplayCmd(), newReduceCmd())
 	root.AddCommand(newExportCmd(), newServeCmd())
 	return root
 }

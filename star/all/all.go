@@ -4,6 +4,7 @@
 package all
 
 import (
+	_ "github.com/faultline/faultline/star/binarymod"
 	_ "github.com/faultline/faultline/star/check"
 	_ "github.com/faultline/faultline/star/client"
 	_ "github.com/faultline/faultline/star/control"

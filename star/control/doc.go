@@ -83,6 +83,13 @@ func init() {
 				Params:  []star.Param{{Name: "service", Doc: `the service's name ("http", "raft")`}, {Name: "port", Doc: "its port on a real node"}},
 				Returns: "a host:port string"},
 			{Name: "addr_of", Summary: "The address this node dials to reach peer's service (through the mesh on local nodes, so partitions cut it).",
+				Doc: "On local nodes every directed link (this node to peer) has its own proxy, so a partition cuts only peer traffic dialled at these addresses. " +
+					"A system whose nodes learn each other's addresses by gossip (an advertise address each node announces: NATS route gossip, " +
+					"Serf/Consul, Cassandra's broadcast address) dials what was announced — on local nodes the peers' real listen addresses — " +
+					"and goes around the cut. Give each node its peers explicitly as node.addr_of(peer, service, port) (its routes, seeds, " +
+					"initial cluster or peer URLs) and turn the gossip of addresses off (NATS: cluster { no_advertise: true }). " +
+					"A partition's evidence counts the system's own connections over each cut link before and during the fault, and says so " +
+					"when its peers never dialled each other through the mesh.",
 				Params:  []star.Param{{Name: "peer", Doc: "a node value or node name"}, {Name: "service", Doc: "the service's name"}, {Name: "port", Doc: "its port on a real node"}},
 				Returns: "a host:port string"},
 			{Name: "client_addr", Summary: "The address a client dials to reach this node's service.",

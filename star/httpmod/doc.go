@@ -11,7 +11,7 @@ func init() {
 			"A request ends at its timeout or when the calling thread's context ends, whichever is first.")
 	star.Document("http", star.FuncDoc{Name: "request", Summary: "Sends one HTTP request and reads the whole response.",
 		Doc: "A request that gets no answer (refused, reset, timed out) raises, unless raise_errors = False: then it returns a response " +
-			"with status 0 and error set, so a client can tell \"never sent\" from \"sent, fate unknown\" itself.",
+			"with status 0, error set and error_kind \"not-sent\" (the connection was never made: record fail) or \"unknown\" (the request may have been sent: record info).",
 		Params: []star.Param{
 			{Name: "method", Doc: `any method: "GET", "PUT", ... (case-insensitive)`},
 			{Name: "url", Doc: "the URL"},
@@ -29,6 +29,7 @@ func init() {
 			{Name: "headers", Doc: `a frozen dict from header name to value (several values joined by ", ")`},
 			{Name: "body", Doc: "the body as a string (at most 16 MiB)"},
 			{Name: "error", Doc: `why no answer came; "" when one did`},
+			{Name: "error_kind", Doc: `"" when an answer came, whatever its status; "not-sent" when the connection was never made (the op failed); "unknown" when the request may have been sent (info)`},
 		},
 		Methods: []star.FuncDoc{{Name: "json", Summary: "The body decoded as JSON.", Returns: "the decoded value; an error naming the status when it is not JSON"}},
 	})

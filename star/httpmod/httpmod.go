@@ -29,6 +29,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/faultline/faultline/client/errkind"
 	"github.com/faultline/faultline/star"
 )
 
@@ -153,15 +154,21 @@ func request(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, 
 		if raise {
 			return nil, err
 		}
-		return response(0, nil, nil, err.Error()), nil
+		kind := errkind.Unknown
+		if errkind.IsDialError(err) {
+			kind = errkind.NotSent
+		}
+		return response(0, nil, nil, err.Error(), kind), nil
 	}
-	return response(resp.StatusCode, resp.Header, data, ""), nil
+	return response(resp.StatusCode, resp.Header, data, "", ""), nil
 }
 
 // response builds the value http.request returns: status, headers (each
 // name's values joined by ", "), body (a string), error ("" when an answer
-// came) and json(), which decodes the body.
-func response(status int, h http.Header, body []byte, errMsg string) starlark.Value {
+// came), error_kind (errkind: "not-sent" when the connection was never
+// made, "unknown" when the request may have been sent; "" when an answer
+// came, whatever its status) and json(), which decodes the body.
+func response(status int, h http.Header, body []byte, errMsg string, kind errkind.ErrorKind) starlark.Value {
 	hd := starlark.NewDict(len(h))
 	for k, vs := range h {
 		_ = hd.SetKey(starlark.String(k), starlark.String(strings.Join(vs, ", ")))
@@ -179,10 +186,11 @@ func response(status int, h http.Header, body []byte, errMsg string) starlark.Va
 		return v, nil
 	})
 	return starlarkstruct.FromStringDict(starlark.String("http.response"), starlark.StringDict{
-		"status":  starlark.MakeInt(status),
-		"headers": hd,
-		"body":    text,
-		"error":   starlark.String(errMsg),
-		"json":    decode,
+		"status":     starlark.MakeInt(status),
+		"headers":    hd,
+		"body":       text,
+		"error":      starlark.String(errMsg),
+		"error_kind": starlark.String(kind),
+		"json":       decode,
 	})
 }

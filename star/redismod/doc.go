@@ -18,7 +18,7 @@ func init() {
 				{Name: "timeout", Default: `"5s"`, Doc: "bounds the dial and every later command (positive)"},
 				{Name: "raise_errors", Default: "True", Doc: "False: a failed dial returns a redis.error (io True) instead of raising"}},
 			Returns: "a redis.conn, or a redis.error when the dial failed and raise_errors is False"},
-		star.FuncDoc{Name: "is_error", Summary: "Whether v is a redis.error.", Params: []star.Param{{Name: "v", Positional: true, Doc: "any value"}}, Returns: "a bool"},
+		star.FuncDoc{Name: "is_error", Summary: "Whether v is a redis.error (or any protocol module's error value).", Params: []star.Param{{Name: "v", Positional: true, Doc: "any value"}}, Returns: "a bool"},
 	)
 	star.DocumentType(star.TypeDoc{Name: "redis.conn", Receiver: "c", Summary: "An open Redis connection.", From: "redis.dial()",
 		Doc:    "True while open and in step. Safe to use from several threads, one call at a time.",
@@ -38,5 +38,9 @@ func init() {
 			{Name: "message", Doc: `the server's message ("NOREPLICAS Not enough good replicas to write.") or the connection error`},
 			{Name: "kind", Doc: `the message's first word ("READONLY", "NOREPLICAS"); "IO" for a connection error`},
 			{Name: "io", Doc: "True for a connection error or timeout (no answer: the op's fate is unknown)"},
+			{Name: "ok", Doc: "False"},
+			{Name: "error_kind", Doc: `"refused" for an error reply; "not-sent" when the dial failed or nothing was written; "unknown" when the connection failed after the command was written (as every error value, see the error type)`},
+			{Name: "error", Doc: "the message, as message"},
+			{Name: "op_type", Doc: `"fail" for refused and not-sent, "info" for unknown: the completion type to record`},
 		}})
 }

@@ -40,6 +40,7 @@ import (
 	"go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 
+	"github.com/faultline/faultline/client/errkind"
 	"github.com/faultline/faultline/star"
 )
 
@@ -74,7 +75,7 @@ func dial(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwa
 	if err != nil {
 		if !raise {
 			// Nothing was sent: the caller may treat it as a refusal.
-			return &Error{Message: fmt.Sprintf("%s: %v", addr, err), IO: true}, nil
+			return &Error{Message: fmt.Sprintf("%s: %v", addr, err), IO: true, Kind: errkind.DialErrorKind(err)}, nil
 		}
 		return nil, fmt.Errorf("%s %s: %w", b.Name(), addr, err)
 	}
@@ -86,7 +87,7 @@ func isError(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwarg
 	if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &v); err != nil {
 		return nil, err
 	}
-	_, ok := v.(*Error)
+	_, ok := v.(interface{ ErrorKind() errkind.ErrorKind })
 	return starlark.Bool(ok), nil
 }
 
@@ -191,9 +192,9 @@ func (c *Conn) do(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	if err != nil {
 		return nil, err
 	}
-	replies, err := c.roundTrip(thread, [][]string{cmd})
+	replies, kind, err := c.roundTrip(thread, [][]string{cmd})
 	if err != nil {
-		return c.connError(b.Name(), err, raise)
+		return c.connError(b.Name(), err, kind, raise)
 	}
 	return c.toStarlark(b.Name(), cmd[0], replies[0], raise)
 }
@@ -232,9 +233,9 @@ func (c *Conn) pipeline(thread *starlark.Thread, b *starlark.Builtin, args starl
 	if len(cmds) == 0 {
 		return starlark.NewList(nil), nil
 	}
-	replies, err := c.roundTrip(thread, cmds)
+	replies, kind, err := c.roundTrip(thread, cmds)
 	if err != nil {
-		return c.connError(b.Name(), err, raise)
+		return c.connError(b.Name(), err, kind, raise)
 	}
 	out := make([]starlark.Value, len(replies))
 	for i, r := range replies {
@@ -249,21 +250,24 @@ func (c *Conn) pipeline(thread *starlark.Thread, b *starlark.Builtin, args starl
 // the connection's lock and timeout, cut short when the thread's context
 // ends: the context's end sets a past deadline, which wakes a blocked
 // read or write.
-func (c *Conn) roundTrip(thread *starlark.Thread, cmds [][]string) ([]any, error) {
+//
+// A failure comes back with its kind: not-sent when no byte of the
+// commands was written, unknown after.
+func (c *Conn) roundTrip(thread *starlark.Thread, cmds [][]string) ([]any, errkind.ErrorKind, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, errors.New("connection closed")
+		return nil, errkind.NotSent, errors.New("connection closed")
 	}
 	if c.broken != nil {
-		return nil, fmt.Errorf("connection out of step after an earlier error (%v): dial a new one", c.broken)
+		return nil, errkind.NotSent, fmt.Errorf("connection out of step after an earlier error (%v): dial a new one", c.broken)
 	}
 	ctx := star.Context(thread)
 	if err := ctx.Err(); err != nil {
-		return nil, context.Cause(ctx)
+		return nil, errkind.NotSent, context.Cause(ctx)
 	}
 	if err := c.conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
-		return nil, err
+		return nil, errkind.NotSent, err
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
 	var buf []byte
@@ -271,7 +275,7 @@ func (c *Conn) roundTrip(thread *starlark.Thread, cmds [][]string) ([]any, error
 		buf = AppendCommand(buf, cmd)
 	}
 	replies := make([]any, 0, len(cmds))
-	_, err := c.conn.Write(buf)
+	wrote, err := c.conn.Write(buf)
 	for err == nil && len(replies) < len(cmds) {
 		var r any
 		if r, err = ReadReply(c.r); err == nil {
@@ -284,18 +288,18 @@ func (c *Conn) roundTrip(thread *starlark.Thread, cmds [][]string) ([]any, error
 	}
 	if err != nil {
 		c.broken = err
-		return nil, err
+		return nil, errkind.IOErrorKind(err, wrote), err
 	}
-	return replies, nil
+	return replies, "", nil
 }
 
 // connError is a connection error as do and pipeline report it: raised,
 // or returned as a redis.error with io set.
-func (c *Conn) connError(name string, err error, raise bool) (starlark.Value, error) {
+func (c *Conn) connError(name string, err error, kind errkind.ErrorKind, raise bool) (starlark.Value, error) {
 	if raise {
 		return nil, fmt.Errorf("%s %s: %w", name, c.addr, err)
 	}
-	return &Error{Message: fmt.Sprintf("%s: %v", c.addr, err), IO: true}, nil
+	return &Error{Message: fmt.Sprintf("%s: %v", c.addr, err), IO: true, Kind: kind}, nil
 }
 
 // toStarlark converts one reply; a server error is raised, naming the
@@ -312,7 +316,7 @@ func (c *Conn) toStarlark(name, cmd string, r any, raise bool) (starlark.Value, 
 		if raise {
 			return nil, fmt.Errorf("%s %s: %s: %s", name, c.addr, cmd, v.Message)
 		}
-		return &Error{Message: v.Message}, nil
+		return &Error{Message: v.Message, Kind: errkind.Refused}, nil
 	case []any:
 		elems := make([]starlark.Value, len(v))
 		for i, e := range v {
@@ -349,10 +353,18 @@ func (c *Conn) close(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 // instead of raised when raise_errors = False: the server's error reply
 // (IO false), or the connection's failure (IO true: the command may or
 // may not have run).
+//
+// It also reads as every protocol module's error value does (star.ErrorValue):
+// ok, error_kind ("refused" for an error reply; "not-sent" or "unknown" for
+// a connection error), error and op_type.
 type Error struct {
 	Message string
 	IO      bool
+	Kind    errkind.ErrorKind
 }
+
+// ErrorKind is e's classification; it marks e as an error value.
+func (e *Error) ErrorKind() errkind.ErrorKind { return e.Kind }
 
 var _ starlark.HasAttrs = (*Error)(nil)
 
@@ -384,8 +396,10 @@ func (e *Error) Attr(name string) (starlark.Value, error) {
 	case "io":
 		return starlark.Bool(e.IO), nil
 	}
-	return nil, nil
+	return star.ErrorAttr(e.Kind, e.Message, name), nil
 }
 
 // AttrNames lists the attributes.
-func (e *Error) AttrNames() []string { return []string{"io", "kind", "message"} }
+func (e *Error) AttrNames() []string {
+	return []string{"error", "error_kind", "io", "kind", "message", "ok", "op_type"}
+}

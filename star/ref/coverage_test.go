@@ -87,6 +87,7 @@ func samples(t *testing.T, th *starlark.Thread) map[string]starlark.Value {
 		"node":          `control.node("n1")`,
 		"redis.conn":    fmt.Sprintf(`redis.dial(%q)`, ln.Addr().String()),
 		"redis.error":   `redis.dial("127.0.0.1:1", timeout = "2s", raise_errors = False)`,
+		"error":         `net.dial("127.0.0.1:1", timeout = "2s", raise_errors = False)`,
 		"sql.db":        `sql.open("postgres", "postgres://faultline@127.0.0.1:1/none?connect_timeout=2")`,
 	}
 	out := map[string]starlark.Value{

@@ -34,6 +34,7 @@ import (
 	"go.starlark.net/starlarkstruct"
 
 	"github.com/faultline/faultline/client"
+	"github.com/faultline/faultline/client/errkind"
 	"github.com/faultline/faultline/star"
 )
 
@@ -134,8 +135,9 @@ func (d *DB) begin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	var (
 		isolation string
 		readOnly  bool
+		raise     = true
 	)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "isolation?", &isolation, "read_only?", &readOnly); err != nil {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "isolation?", &isolation, "read_only?", &readOnly, "raise_errors?", &raise); err != nil {
 		return nil, err
 	}
 	level, ok := isolations[isolation]
@@ -151,13 +153,13 @@ func (d *DB) begin(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	ctx := star.Context(thread)
 	conn, err := d.db.Conn(ctx)
 	if err != nil {
-		return nil, client.Definite(fmt.Errorf("%s: %s", b.Name(), errName(err)))
+		return failed(fmt.Errorf("%s: %w", b.Name(), classified(err, inTx)), raise)
 	}
 	tx, err := conn.BeginTx(ctx, &sql.TxOptions{Isolation: level, ReadOnly: readOnly})
 	if err != nil {
 		// Nothing can commit without a transaction.
 		discard(conn)
-		return nil, client.Definite(fmt.Errorf("%s: %s", b.Name(), errName(err)))
+		return failed(fmt.Errorf("%s: %w", b.Name(), classified(err, inTx)), raise)
 	}
 	t := &Tx{conn: conn, tx: tx}
 	thread.SetLocal(openTxLocal, t)
@@ -245,16 +247,17 @@ func (t *Tx) statement(v starlark.Value, err error) (starlark.Value, error) {
 }
 
 func (t *Tx) commit(_ *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+	raise := true
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "raise_errors?", &raise); err != nil {
 		return nil, err
 	}
-	if t.done {
-		return nil, client.Definite(fmt.Errorf("%s: the transaction already ended", b.Name()))
+	if t.done || t.tx == nil {
+		return failed(client.Definite(kinded{fmt.Errorf("%s: the transaction already ended", b.Name()), errkind.NotSent}), raise)
 	}
 	err := t.tx.Commit()
 	t.end(err == nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.Name(), classified(err, autocommit))
+		return failed(fmt.Errorf("%s: %w", b.Name(), classified(err, autocommit)), raise)
 	}
 	return starlark.None, nil
 }
@@ -277,20 +280,46 @@ const (
 	autocommit stage = true  // COMMIT, or a statement that commits itself
 )
 
-// classified is err by its short name, definite when nothing can have
-// committed (before COMMIT, or refused by the server), open otherwise.
+// classified is err by its short name, with its kind (errkind): refused
+// when the server returned it; not-sent when nothing can have committed
+// (before COMMIT, or the connection was never made); unknown otherwise.
+// A definite one is marked client.Definite, so a raised error makes the
+// op fail.
 func classified(err error, st stage) error {
 	msg, refused := client.SQLError(err)
-	err = errors.New(msg)
-	if st == inTx || refused {
-		return client.Definite(err)
+	k := kinded{errors.New(msg), errkind.Unknown}
+	switch {
+	case refused:
+		k.kind = errkind.Refused
+	case st == inTx || errkind.IsDialError(err):
+		k.kind = errkind.NotSent
 	}
-	return err
+	if k.kind.Definite() {
+		return client.Definite(k)
+	}
+	return k
 }
 
-func errName(err error) string {
-	msg, _ := client.SQLError(err)
-	return msg
+// kinded is an error with its classification.
+type kinded struct {
+	error
+	kind errkind.ErrorKind
+}
+
+func (k kinded) Unwrap() error { return k.error }
+
+// failed is a failure as a call reports it: raised, or returned as an
+// error value when the script asked for errors as values.
+func failed(err error, raise bool) (starlark.Value, error) {
+	if raise {
+		return nil, err
+	}
+	kind := errkind.Unknown
+	var k kinded
+	if errors.As(err, &k) {
+		kind = k.kind
+	}
+	return star.NewError(kind, err), nil
 }
 
 // execer and querier are what *sql.DB and *sql.Tx share.
@@ -305,8 +334,16 @@ type querier interface {
 // method is a builtin taking (query, *args) and running on the op's context.
 func method(name string, fn func(ctx context.Context, query string, args []any) (starlark.Value, error)) *starlark.Builtin {
 	return starlark.NewBuiltin(name, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		if len(kwargs) > 0 {
-			return nil, fmt.Errorf("%s: takes no keyword arguments", b.Name())
+		raise := true
+		for _, kv := range kwargs {
+			if k := string(kv[0].(starlark.String)); k != "raise_errors" {
+				return nil, fmt.Errorf("%s: unexpected keyword argument %q (the only one is raise_errors)", b.Name(), k)
+			}
+			r, ok := kv[1].(starlark.Bool)
+			if !ok {
+				return nil, fmt.Errorf("%s: raise_errors must be a bool, got %s", b.Name(), kv[1].Type())
+			}
+			raise = bool(r)
 		}
 		if len(args) == 0 {
 			return nil, fmt.Errorf("%s: missing query", b.Name())
@@ -330,7 +367,7 @@ func method(name string, fn func(ctx context.Context, query string, args []any) 
 		}
 		v, err := fn(star.Context(thread), q, goArgs)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.Name(), err)
+			return failed(fmt.Errorf("%s: %w", b.Name(), err), raise)
 		}
 		return v, nil
 	})
