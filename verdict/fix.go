@@ -146,6 +146,10 @@ func (a *auditor) fixLanding(Status) string {
 // landingFix says how to prove the landing of f, by the first signal missing.
 func landingFix(f *Fault) string {
 	switch {
+	case !f.Injector.ok() && strings.Contains(f.Injector.Evidence, "never injected: the run was interrupted"):
+		return "let the run finish: it was stopped before this fault was due (run it again, and heal with `faultline heal` if a fault was left in place)"
+	case !f.Injector.ok() && strings.Contains(f.Injector.Evidence, "never injected"):
+		return "give the fault room inside the load: a longer workload (budget duration, --time-limit) or an earlier, denser schedule (start, interval; combined(interval = ...) takes turns between its faults, one per interval)"
 	case !f.Injector.ok():
 		return "make the injector succeed: its error is quoted above; run on nodes where the fault's tool works (root, iptables, tc) and clear leftovers with `faultline heal`"
 	case !f.Victim.ok():

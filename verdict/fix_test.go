@@ -240,3 +240,25 @@ func isTier(id string) bool {
 	}
 	return false
 }
+
+// A fault's fix follows why it did not land: one the load ended before
+// is given room, not told to make its injector succeed.
+func TestLandingFix(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    Fault
+		want string
+	}{
+		{"scheduled past the end", Fault{Injector: No("scheduled at T+40s, at or after the end of the workload (30s): never injected")}, "a longer workload"},
+		{"load ended first", Fault{Injector: No("never injected: the workload ended (last op at T+29.9s) before it was issued")}, "a longer workload"},
+		{"interrupted", Fault{Injector: No("never injected: the run was interrupted (last op at T+3s) before it was issued")}, "let the run finish"},
+		{"injector failed", Fault{Injector: No("iptables: Permission denied")}, "make the injector succeed"},
+		{"no victim signal", Fault{Injector: Yes("ok"), Victim: No("0 drops")}, "make the fault hit what the system runs on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := landingFix(&tc.f); !strings.Contains(got, tc.want) {
+				t.Errorf("fix %q, want it to say %q", got, tc.want)
+			}
+		})
+	}
+}
