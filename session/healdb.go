@@ -218,7 +218,8 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	// Last, whatever a run started and no teardown stopped (a controller
 	// killed during setup, a teardown that failed): no process of a run
 	// outlives heal.
-	if serr := stopStarted(ctx, pool, o.Report); serr != nil {
+	serr := stopStarted(ctx, pool, o.Report)
+	if serr != nil {
 		err = errors.Join(err, serr)
 	}
 	// Then the files file faults damaged, now that nothing runs that could
@@ -233,7 +234,12 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 		}
 	}
 	// Last, the files faultline made for itself (uploaded binaries, the
-	// delay agent's log), now that nothing it started runs from them.
+	// delay agent's log), now that nothing it started runs from them; when
+	// a daemon could not be stopped they stay, for it may still need them.
+	if serr != nil {
+		fmt.Fprintln(o.Report, "files faultline made on the nodes: left, as a daemon faultline started may still run from them; heal again once it is stopped")
+		return err
+	}
 	rep, rerr := control.RemoveCreatedEverywhere(ctx, pool)
 	for _, n := range slices.Sorted(maps.Keys(rep)) {
 		fmt.Fprintf(o.Report, "%s: %s\n", n, strings.Join(rep[n], "; "))
