@@ -32,7 +32,8 @@ func SelfBinary() (string, error) {
 // InstallBinary puts the local binary on the node as BinDir/name-<sha12 of
 // its content>, unless that file is already there (uploads are atomic, so
 // the name vouches for the content), and returns its path on the node and
-// whether it uploaded it.
+// whether it uploaded it. What it uploads is recorded in CreatedFile, for
+// heal to remove (RemoveCreated); a file that was there already is not.
 func InstallBinary(ctx context.Context, r Remote, local, name string) (string, bool, error) {
 	sum, err := contentSum(local)
 	if err != nil {
@@ -42,10 +43,13 @@ func InstallBinary(ctx context.Context, r Remote, local, name string) (string, b
 	if ok, err := Exists(ctx, r, remote); err != nil || ok {
 		return remote, false, err
 	}
-	// An upload a crash cut off left its temporary here; this upload
-	// removes it (one in flight elsewhere is younger than a minute).
-	prep := "mkdir -p " + BinDir + "\n" + SweepIdleUploads
-	if _, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", prep}, Label: "install: prepare " + BinDir}); err != nil {
+	// The binary is recorded (CreatedFile) before it is uploaded, with the
+	// directories made for it, so heal removes them even after a crash
+	// mid-upload. An upload a crash cut off left its temporary here; this
+	// upload removes it (one in flight elsewhere is younger than a minute).
+	prep := CreatedLib + `make_dir "$1" && made file "$2" || exit 1
+` + SweepIdleUploads
+	if _, err := r.Run(ctx, Cmd{Argv: []string{"sh", "-c", prep, "faultline-install", BinDir, remote}, Label: "install: prepare " + BinDir}); err != nil {
 		return "", false, err
 	}
 	if err := r.Upload(ctx, local, remote); err != nil {

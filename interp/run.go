@@ -209,8 +209,14 @@ func Run(ctx context.Context, s *Scenario, o RunOptions) (*Result, error) {
 	setPhase(o.Status, "setup")
 	// The db is torn down on every way out, after the heal (defers run in
 	// reverse), so its teardown reaches every node.
+	if o.Pool != nil {
+		// Deferred first, so it runs last of all: the files faultline made
+		// on the nodes for itself (its uploaded binary, which the db may
+		// run, and the delay agent's) go once nothing runs from them.
+		defer removeCreated(ctx, o.Pool, r)
+	}
 	if o.Pool != nil && (s.Nemesis != nil || o.Replay.hasNemesis()) {
-		// Deferred first, so it runs last: after the db's teardown.
+		// Deferred before the db's teardown, so it runs after it.
 		defer restoreKept(ctx, o.Pool, r)
 	}
 	saveLogs := logSaver(ctx, s, o, r)
@@ -618,6 +624,24 @@ func restoreKept(ctx context.Context, pool *control.Pool, r *Result) {
 	}
 	if err != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("restoring the files file faults damaged failed: %v (run 'faultline heal' with the same nodes)", err))
+	}
+}
+
+// removeCreated removes what faultline made on the nodes for itself
+// (control.RemoveCreated): a run leaves no binary or agent file of
+// faultline's behind. What it removed joins r.Healed.
+func removeCreated(ctx context.Context, pool *control.Pool, r *Result) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	rep, err := control.RemoveCreatedEverywhere(hctx, pool)
+	for n, lines := range rep {
+		if r.Healed == nil {
+			r.Healed = nemesis.HealReport{}
+		}
+		r.Healed[n] = append(r.Healed[n], lines...)
+	}
+	if err != nil {
+		r.Problems = append(r.Problems, fmt.Sprintf("removing the files faultline made on the nodes failed: %v (run 'faultline heal' with the same nodes)", err))
 	}
 }
 

@@ -71,16 +71,13 @@ type Event struct {
 // IsNemesis reports whether e is a nemesis event.
 func (e *Event) IsNemesis() bool { return e.Phase == "" && e.Thread == gen.NemesisThread }
 
-// scheduleFlushInterval matches the history journal's: a killed run loses at
-// most half a second of schedule.
-const scheduleFlushInterval = 500 * time.Millisecond
-
 // scheduleChunk is how much buffered text makes the writer write at once.
 const scheduleChunk = 32 << 10
 
 // ScheduleWriter writes a run's schedule as the run goes. Like the history
 // journal, lines are buffered and handed to the OS whole, on Flush, when
-// 32KiB have gathered and at least every 500ms, so a killed run leaves a
+// 32KiB have gathered and at least every history.FlushInterval, so a killed
+// run loses no more of its schedule than of its history and leaves a
 // readable prefix (ReadSchedule drops a torn last line). It is safe for
 // concurrent use.
 type ScheduleWriter struct {
@@ -101,6 +98,13 @@ type ScheduleWriter struct {
 // to ScheduleVersion) at once and starts the background flusher; Close stops
 // it. Like history.Create it refuses to replace an existing file.
 func NewScheduleWriter(path string, h ScheduleHeader) (*ScheduleWriter, error) {
+	return newScheduleWriter(path, h, nil)
+}
+
+// newScheduleWriter is NewScheduleWriter with the flusher driven by tick
+// (nil: a history.FlushInterval ticker), so a test can drive it without
+// timing.
+func newScheduleWriter(path string, h ScheduleHeader, tick <-chan time.Time) (*ScheduleWriter, error) {
 	head, err := appendHeader(nil, h)
 	if err != nil {
 		return nil, fmt.Errorf("schedule %s: %w", path, err)
@@ -121,19 +125,26 @@ func NewScheduleWriter(path string, h ScheduleHeader) (*ScheduleWriter, error) {
 		stop:        make(chan struct{}),
 		done:        make(chan struct{}),
 	}
-	go w.flushLoop()
+	if tick == nil {
+		// The same bound as the history's: a schedule that lagged its
+		// history would replay a killed run's last ops without their
+		// invocations.
+		t := time.NewTicker(history.FlushInterval)
+		go func() { <-w.done; t.Stop() }()
+		tick = t.C
+	}
+	go w.flushLoop(tick)
 	return w, nil
 }
 
-func (w *ScheduleWriter) flushLoop() {
+// flushLoop writes what is buffered on every tick until Close.
+func (w *ScheduleWriter) flushLoop(tick <-chan time.Time) {
 	defer close(w.done)
-	t := time.NewTicker(scheduleFlushInterval)
-	defer t.Stop()
 	for {
 		select {
 		case <-w.stop:
 			return
-		case <-t.C:
+		case <-tick:
 			w.mu.Lock()
 			w.writeLocked()
 			w.mu.Unlock()

@@ -200,6 +200,43 @@ func TestScheduleWriterFlushAndRefusal(t *testing.T) {
 	}
 }
 
+// Every tick of the flusher hands every line written before it to the
+// file, however few: what SIGKILL can lose of the schedule is bounded by the
+// tick's period, history.FlushInterval (the history's own bound), and not by
+// how full the buffer is.
+func TestScheduleWriterFlushesEveryTick(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ScheduleFile)
+	tick := make(chan time.Time) // unbuffered: a send returns once the loop took the tick
+	w, err := newScheduleWriter(path, testHeader(), tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	events := func() int {
+		_, events, err := ReadSchedule(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(events)
+	}
+	for round := 1; round <= 3; round++ {
+		for i := range 3 {
+			op := history.Op{Time: int64(10*round + i), Process: 1, F: "read"}
+			if err := w.Invoke(op, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := events(); n != 3*(round-1) {
+			t.Fatalf("round %d: %d events in the file before the tick, want %d (the buffer is far from full)", round, n, 3*(round-1))
+		}
+		tick <- time.Time{}
+		tick <- time.Time{} // taken only after the first tick's write returned
+		if n := events(); n != 3*round {
+			t.Fatalf("round %d: %d events in the file after a tick, want every one written before it (%d)", round, n, 3*round)
+		}
+	}
+}
+
 func TestWriteScheduleRoundTrip(t *testing.T) {
 	_, events, err := ReadSchedule(writeRecorded(t, t.TempDir()))
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 // by its checksum so a node keeps one copy per build; the pid, stats and log
 // files go beside StateFile under /run.
 const (
-	agentPidfile = "/run/faultline/nfdelay.pid"
-	agentStats   = "/run/faultline/nfdelay.stats"
-	agentLog     = "/run/faultline/nfdelay.log"
+	agentPidfile = control.StateDir + "/nfdelay.pid"
+	agentStats   = control.StateDir + "/nfdelay.stats"
+	agentLog     = control.StateDir + "/nfdelay.log"
 )
 
 // DelayQueue is the NFQUEUE number faultline's delay agent serves; like
@@ -28,8 +28,12 @@ const DelayQueue uint16 = 0xfa17
 var agentExecutable = control.SelfBinary
 
 // agentPrepScript records the agent in StateFile before it starts (so a
-// crash right after still lets HealAll stop it) and clears stale stats.
+// crash right after still lets HealAll stop it), records its pid, stats
+// and log files in control.CreatedFile (so heal removes them, the log
+// included, which outlives the agent for a failed start's diagnosis) and
+// clears stale stats.
 const agentPrepScript = stateLib + `forget agent ` + agentPidfile + ` && note agent ` + agentPidfile + ` || exit 1
+made file ` + agentPidfile + ` && made file ` + agentStats + ` && made file ` + agentLog + ` || exit 1
 rm -f ` + agentStats + `
 `
 

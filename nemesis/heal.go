@@ -15,7 +15,7 @@ import (
 // can find by name: paused pids, fill files and the delay agent. It lives
 // under /run, which is per node in a local cluster and per boot on real
 // machines, like the pauses it records.
-const StateFile = "/run/faultline/nemesis.state"
+const StateFile = control.StateDir + "/nemesis.state"
 
 // QdiscHandle marks the root qdiscs faultline installs, so heal removes
 // those and never a qdisc someone else configured.
@@ -24,9 +24,12 @@ const QdiscHandle = "fa17:"
 // stateLib is shared shell: note KIND VALUE appends a line to the state
 // file (refusing a value with a newline, which would forge a second
 // record); forget KIND VALUE removes it.
-const stateLib = `state=` + StateFile + `
+//
+// The state file's directory is made with control.CreatedLib's make_dir,
+// so heal removes it last (control.RemoveCreated) once it is empty.
+const stateLib = control.CreatedLib + `state=` + StateFile + `
 note() { case $2 in *"
-"*) echo "refusing a state value with a newline" >&2; return 1;; esac; mkdir -p "${state%/*}" && echo "$1 $2" >>"$state"; }
+"*) echo "refusing a state value with a newline" >&2; return 1;; esac; make_dir "${state%/*}" && echo "$1 $2" >>"$state"; }
 forget() { [ -f "$state" ] || return 0; grep -vxF -- "$1 $2" "$state" >"$state.new"; mv "$state.new" "$state"; }
 `
 

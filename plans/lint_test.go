@@ -152,6 +152,8 @@ var lintCases = []lintCase{
 	{"negative budget duration", "duration-nonpositive", "S1", FieldSmoke, []edit{{"3 nodes, 1 min, 0 faults", "3 nodes, -1 min, 0 faults"}}},
 	{"fault phrase unknown", "faults-unknown", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "disk stall of 5s at T+30s"}}},
 	{"clock rate out of range", "fault-params", "S1", FieldFaults, []edit{{"kill -9 leader at T+30s", "kill -9 leader at T+30s; time drift at rate 1.5 on one node"}}},
+	{"target outside the repository", "target-outside", "S1", FieldTargetFile, []edit{{"- **Technique:** Jepsen + Elle\n", "- **Technique:** Jepsen + Elle\n- **Target test file:** `../elsewhere/s1.star`\n"}}},
+	{"absolute target", "target-outside", "S1", FieldTargetFile, []edit{{"- **Technique:** Jepsen + Elle\n", "- **Technique:** Jepsen + Elle\n- **Target test file:** /etc/s1.star\n"}}},
 	{"whole-scenario block drops the landing evidence", "landing-dropped", "S1", FieldLanding, []edit{{"Revisit when: a soak rig exists.\n#### §7.M",
 		"Revisit when: a soak rig exists.\n\n  ```starlark\n  scenario(name = \"S1\", client = suite.client, nemesis = suite.nemesis)\n  ```\n#### §7.M"}}},
 	// Warnings.

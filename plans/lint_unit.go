@@ -58,6 +58,7 @@ func (l *linter) scenario(s *Scenario) {
 			"name it after the claim it falsifies, in snake_case")
 	}
 	l.falsifies(s)
+	l.targets(s)
 	for _, name := range []string{FieldCloses, FieldTechnique, FieldObservability} {
 		if s.Field(name) == nil {
 			l.report("field-recommended", s.Pos, s.ID, name, "field is missing", "add `- **"+name+":** ...`")

@@ -32,6 +32,7 @@ var Rules = []Rule{
 	{"duration-nonpositive", Error, "a fault hold, interval or restart delay, or a budget duration, is zero or negative"},
 	{"landing-dropped", Error, "a ```starlark block replaces the whole scenario and sets no landing, so the declared landing evidence would not be checked"},
 	{"faults-unknown", Error, "a Faults clause names no fault the compiler reads, or a fault with no target: the run would start without it"},
+	{"target-outside", Error, "a Target test file is absolute or outside the repository, so run --author would refuse to write it"},
 	{"fault-params", Error, "a fault's parameters are ones it refuses (a clock rate outside 0.9 to 1.1, a strobe period under 100ms, a percentage over 100, netem with nothing to do)"},
 
 	{"title", Warning, "the H1 is not `# Test Plan: <slug>`; a slug was derived"},

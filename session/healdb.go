@@ -191,9 +191,11 @@ type HealOptions struct {
 // have left there (nemesis.HealAll), reports per node, then, with
 // o.Session, tears down what that session's runs set up: the db goes after
 // the faults, so its teardown is not cut off by a partition the killed run
-// left. Last, with or without o.Session, it stops every process a run
-// started on the nodes (control.StopStarted) that is still running. It
-// returns every failure; malformed Libs are a Usage Error.
+// left. Then, with or without o.Session, it stops every process a run
+// started on the nodes (control.StopStarted) that is still running, puts
+// back the files file faults damaged, and last removes what faultline made
+// on the nodes for itself (control.RemoveCreated). It returns every
+// failure; malformed Libs are a Usage Error.
 func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	if o.Report == nil {
 		o.Report = io.Discard
@@ -216,7 +218,8 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 	// Last, whatever a run started and no teardown stopped (a controller
 	// killed during setup, a teardown that failed): no process of a run
 	// outlives heal.
-	if serr := stopStarted(ctx, pool, o.Report); serr != nil {
+	serr := stopStarted(ctx, pool, o.Report)
+	if serr != nil {
 		err = errors.Join(err, serr)
 	}
 	// Then the files file faults damaged, now that nothing runs that could
@@ -229,6 +232,21 @@ func Heal(ctx context.Context, pool *control.Pool, o HealOptions) error {
 			fmt.Fprintf(o.Report, "files file faults damaged: NOT restored: %v\n", rerr)
 			err = errors.Join(err, rerr)
 		}
+	}
+	// Last, the files faultline made for itself (uploaded binaries, the
+	// delay agent's log), now that nothing it started runs from them; when
+	// a daemon could not be stopped they stay, for it may still need them.
+	if serr != nil {
+		fmt.Fprintln(o.Report, "files faultline made on the nodes: left, as a daemon faultline started may still run from them; heal again once it is stopped")
+		return err
+	}
+	rep, rerr := control.RemoveCreatedEverywhere(ctx, pool)
+	for _, n := range slices.Sorted(maps.Keys(rep)) {
+		fmt.Fprintf(o.Report, "%s: %s\n", n, strings.Join(rep[n], "; "))
+	}
+	if rerr != nil {
+		fmt.Fprintf(o.Report, "files faultline made on the nodes: NOT removed: %v\n", rerr)
+		err = errors.Join(err, rerr)
 	}
 	return err
 }

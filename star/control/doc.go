@@ -96,7 +96,7 @@ func init() {
 				Doc:     "Through the proxy mesh on local nodes, so partitions reach client traffic; direct on real nodes.",
 				Params:  []star.Param{{Name: "service", Doc: "the service's name"}, {Name: "port", Doc: "its port on a real node (1..65535)"}},
 				Returns: "a host:port string"},
-			{Name: "faultline", Summary: "The path of a faultline binary the node can run (copied there when remote).", Returns: "a path"},
+			{Name: "faultline", Summary: "The path of a faultline binary the node can run (copied there when remote, under /opt/faultline/bin, and removed again by the run's final heal and by `faultline heal`).", Returns: "a path"},
 		},
 	})
 }
