@@ -35,10 +35,17 @@ var lookalikes = []struct {
 // plantScript starts one look-alike ($1: its arguments after perl's) the
 // way a node's own service manager would, not through faultline, stops it
 // if $2 is "stop", and prints its pid.
-const plantScript = `setsid nohup perl -e 'sleep' $1 </dev/null >/dev/null 2>&1 &
+const plantScript = `nohup perl -e 'use POSIX (); POSIX::setsid(); sleep' $1 </dev/null >/dev/null 2>&1 &
 pid=$!
-i=0; while [ "$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f1)" = "" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
-if [ "$2" = stop ]; then kill -s STOP "$pid"; while [ "$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f1)" != T ]; do sleep 0.1; done; fi
+i=0; while [ "$(cat /proc/$pid/comm 2>/dev/null)" != perl ]; do
+  [ $i -lt 100 ] || { echo "look-alike $pid never ran perl" >&2; exit 1; }; sleep 0.1; i=$((i+1))
+done
+if [ "$2" = stop ]; then
+  kill -s STOP "$pid" || exit 1
+  i=0; while [ "$(sed 's/.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f1)" != T ]; do
+    [ $i -lt 100 ] || { echo "look-alike $pid never stopped" >&2; exit 1; }; sleep 0.1; i=$((i+1))
+  done
+fi
 echo "$pid"`
 
 // sampleScript prints, for each pid given, "PID STATE STARTTIME" (state
