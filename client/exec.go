@@ -61,16 +61,23 @@ var (
 
 // Validate checks the configuration, so a bad script fails at load time.
 func (e *Exec) Validate() error {
-	if len(e.Argv) == 0 || e.Argv[0] == "" {
+	return validateCommand(e.Argv, e.Timeout, e.Service, e.Port, e.Env)
+}
+
+// validateCommand checks what a client that runs a command (client.exec,
+// client.process) is given: a command, a timeout that is not negative, a
+// service's port in range, environment names a shell accepts.
+func validateCommand(argv []string, timeout time.Duration, service string, port int, env map[string]string) error {
+	if len(argv) == 0 || argv[0] == "" {
 		return errors.New("argv must name a command")
 	}
-	if e.Timeout < 0 {
-		return fmt.Errorf("timeout %s is negative", e.Timeout)
+	if timeout < 0 {
+		return fmt.Errorf("timeout %s is negative", timeout)
 	}
-	if e.Service != "" && (e.Port < 1 || e.Port > 65535) {
-		return fmt.Errorf("port %d for service %q is out of range 1..65535", e.Port, e.Service)
+	if service != "" && (port < 1 || port > 65535) {
+		return fmt.Errorf("port %d for service %q is out of range 1..65535", port, service)
 	}
-	for k := range e.Env {
+	for k := range env {
 		if !isShellName(k) {
 			return fmt.Errorf("env name %q is not a shell identifier", k)
 		}

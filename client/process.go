@@ -78,21 +78,7 @@ var (
 
 // Validate checks the configuration, so a bad script fails at load time.
 func (p *Process) Validate() error {
-	if len(p.Argv) == 0 || p.Argv[0] == "" {
-		return errors.New("argv must name a command")
-	}
-	if p.Timeout < 0 {
-		return fmt.Errorf("timeout %s is negative", p.Timeout)
-	}
-	if p.Service != "" && (p.Port < 1 || p.Port > 65535) {
-		return fmt.Errorf("port %d for service %q is out of range 1..65535", p.Port, p.Service)
-	}
-	for k := range p.Env {
-		if !isShellName(k) {
-			return fmt.Errorf("env name %q is not a shell identifier", k)
-		}
-	}
-	return nil
+	return validateCommand(p.Argv, p.Timeout, p.Service, p.Port, p.Env)
 }
 
 // String implements Client. The environment's values are left out (a suite
